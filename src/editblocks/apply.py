@@ -1,0 +1,212 @@
+"""``apply_edits``: the one pipeline from a reply to written files and a result per block."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .matching import Match, locate
+from .models import ApplyResult, EditBlock, EditResult, EditStatus, ParsedResponse, ParseWarning
+from .parsing import parse_response
+from .workspace import (
+    BinaryFileError,
+    FileMissingError,
+    PathError,
+    TextFile,
+    Workspace,
+    WorkspaceError,
+)
+
+SKIP_AFTER_FAILURE = "previous edit to this file failed"
+
+
+@dataclass
+class _FileState:
+    """One file during an apply: as read, and as edited so far (LF text, always whole lines)."""
+
+    file: TextFile
+    existed: bool
+    original: str
+    text: str
+    final_newline: bool
+
+    @classmethod
+    def load(cls, file: TextFile, existed: bool) -> _FileState:
+        text = file.text
+        final_newline = text.endswith("\n") or not text
+        if text and not final_newline:
+            text += "\n"
+        return cls(file, existed, file.text, text, final_newline)
+
+    def result_text(self) -> str:
+        if not self.final_newline and self.text.endswith("\n"):
+            return self.text[:-1]
+        return self.text
+
+
+class _Failure(Exception):
+    def __init__(self, reason: str, line: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.line = line
+
+
+def apply_edits(
+    source: str | ParsedResponse | Iterable[EditBlock],
+    root: str | os.PathLike[str] = ".",
+    *,
+    format: str | None = None,
+    dry_run: bool = False,
+    git_add: bool = False,
+    continue_after_failure: bool = False,
+) -> ApplyResult:
+    """Apply the edit blocks of a reply to the files under ``root``.
+
+    ``source`` is the reply text, a :class:`ParsedResponse`, or a list of blocks. Blocks apply
+    in reply order, each seeing the result of the earlier ones; every file is written once at
+    the end, atomically. After a failed block, later blocks to the same file are skipped unless
+    ``continue_after_failure``. With ``dry_run`` nothing is written and ``result.diffs`` shows
+    what would change.
+    """
+    if isinstance(source, str):
+        parsed = parse_response(source, format)
+    elif isinstance(source, ParsedResponse):
+        parsed = source
+    else:
+        parsed = ParsedResponse(blocks=list(source), format=format)
+    workspace = Workspace(root)
+    result = ApplyResult(
+        shell_suggestions=list(parsed.shell_suggestions),
+        warnings=list(parsed.warnings),
+        format=parsed.format,
+        dry_run=dry_run,
+    )
+    states: dict[str, _FileState] = {}
+    failed_files: set[str] = set()
+    owners: dict[str, list[EditResult]] = {}
+
+    for block in parsed.blocks:
+        res = _apply_block(block, workspace, states, failed_files, continue_after_failure)
+        result.results.append(res)
+        if res.status is EditStatus.FAILED:
+            failed_files.add(res.file_path)
+        elif res.status is EditStatus.APPLIED:
+            owners.setdefault(res.file_path, []).append(res)
+
+    for path, state in states.items():
+        new_text = state.result_text()
+        if new_text == state.original and state.existed:
+            continue
+        if not state.existed and path not in owners:
+            continue
+        if not dry_run:
+            try:
+                workspace.write(state.file, new_text)
+            except OSError as exc:
+                for res in owners.get(path, []):
+                    res.status = EditStatus.FAILED
+                    res.reason = f"could not write {path}: {exc.strerror or exc}"
+                continue
+        result.files_modified.append(path)
+        result.before[path] = state.original if state.existed else ""
+        result.after[path] = new_text
+
+    if git_add and not dry_run and result.files_modified:
+        error = workspace.git_add(result.files_modified)
+        if error:
+            result.warnings.append(ParseWarning(0, f"git add: {error}"))
+    return result
+
+
+def _apply_block(
+    block: EditBlock,
+    workspace: Workspace,
+    states: dict[str, _FileState],
+    failed_files: set[str],
+    continue_after_failure: bool,
+) -> EditResult:
+    res = EditResult(file_path=block.file_path, status=EditStatus.FAILED, block=block)
+    try:
+        path, requested = _resolve(block, workspace, states)
+        res.file_path = path
+        if requested:
+            res.requested_path = requested
+            res.notes.append(f"path {requested!r} does not exist; resolved to {path!r}")
+        if path in failed_files and not continue_after_failure:
+            res.status = EditStatus.SKIPPED
+            res.reason = SKIP_AFTER_FAILURE
+            return res
+        state = _state(path, block, workspace, states)
+        if block.is_create:
+            if state.text.strip():
+                raise _Failure(f"file exists: {path}; use an edit with an anchor to change it")
+            state.text = block.replace_text
+            state.final_newline = True
+            res.strategy = "create"
+            res.estimated_line = 1
+        else:
+            match = locate(
+                state.text,
+                block.old_lines,
+                block.new_lines,
+                leading=block.anchor,
+                trailing=block.trailing_anchor,
+            )
+            if not isinstance(match, Match):
+                res.estimated_line = match.line
+                raise _Failure(match.reason, match.line)
+            _splice(state, match)
+            res.strategy = match.strategy
+            res.score = match.score
+            res.estimated_line = match.line
+        res.status = EditStatus.APPLIED
+    except _Failure as exc:
+        res.reason = exc.reason
+    except WorkspaceError as exc:
+        res.reason = str(exc)
+    return res
+
+
+def _splice(state: _FileState, match: Match) -> None:
+    touches_end = match.end >= len(state.text)
+    state.text = state.text[: match.start] + match.replacement + state.text[match.end :]
+    if touches_end:
+        # The edit changed the last line: the file ends with a newline from now on.
+        state.final_newline = True
+
+
+def _resolve(block: EditBlock, workspace: Workspace, states: dict[str, _FileState]) -> tuple[str, str | None]:
+    """(path to use, path the model wrote when it had to be resolved to another file)."""
+    try:
+        rel, full = workspace.resolve(block.file_path)
+    except PathError as exc:
+        raise _Failure(str(exc)) from None
+    if rel in states or full.exists() or block.is_create:
+        return rel, None
+    candidates = workspace.similar_paths(rel)
+    if len(candidates) == 1:
+        return candidates[0], block.file_path
+    if len(candidates) > 1:
+        listed = ", ".join(candidates[:10])
+        raise _Failure(f"file not found: {rel}; several files could be meant: {listed}. Use the full path")
+    raise _Failure(f"File not found: {rel}")
+
+
+def _state(path: str, block: EditBlock, workspace: Workspace, states: dict[str, _FileState]) -> _FileState:
+    state = states.get(path)
+    if state is not None:
+        return state
+    try:
+        file = workspace.read(path)
+        existed = True
+    except FileMissingError:
+        if not block.is_create:
+            raise _Failure(f"File not found: {path}") from None
+        file = TextFile(path, "")
+        existed = False
+    except BinaryFileError as exc:
+        raise _Failure(f"Binary file: {exc}") from None
+    state = _FileState.load(file, existed)
+    states[path] = state
+    return state

@@ -1,0 +1,68 @@
+"""The registry of edit formats. A new format is one module here plus one line below."""
+
+from __future__ import annotations
+
+from .base import EditFormat, LineParser
+from .edit_v2 import EditV2Format
+from .edit_v3 import EditV3Format
+from .file_sections import FileSectionsFormat
+from .search_replace import DiffFencedFormat, EditorDiffFencedFormat, EditorDiffFormat, SearchReplaceFormat
+
+FORMATS: dict[str, EditFormat] = {
+    f.name: f
+    for f in (
+        SearchReplaceFormat(),
+        DiffFencedFormat(),
+        EditorDiffFormat(),
+        EditorDiffFencedFormat(),
+        EditV2Format(),
+        EditV3Format(),
+        FileSectionsFormat(),
+    )
+}
+
+#: Formats whose seeds require exact matching.
+EXACT_FORMATS = frozenset({"edit-v2", "edit-v3"})
+
+
+class UnknownFormatError(ValueError):
+    """The format name is not registered."""
+
+
+def get_format(name: str) -> EditFormat:
+    """The format registered under ``name``."""
+    try:
+        return FORMATS[name]
+    except KeyError:
+        known = ", ".join(FORMATS)
+        raise UnknownFormatError(f"unknown format {name!r}; known formats: {known}") from None
+
+
+def family_formats() -> list[EditFormat]:
+    """One format per parser family: what a mixed reply is parsed with."""
+    seen: dict[str, EditFormat] = {}
+    for fmt in FORMATS.values():
+        seen.setdefault(fmt.family, fmt)
+    return list(seen.values())
+
+
+def detect_format(text: str) -> str | None:
+    """The name of the format ``text`` most likely uses, or None."""
+    best, best_score = None, 0.0
+    for fmt in FORMATS.values():
+        score = fmt.detect(text)
+        if score > best_score:
+            best, best_score = fmt.name, score
+    return best
+
+
+__all__ = [
+    "EXACT_FORMATS",
+    "FORMATS",
+    "EditFormat",
+    "LineParser",
+    "UnknownFormatError",
+    "detect_format",
+    "family_formats",
+    "get_format",
+]

@@ -1,0 +1,212 @@
+"""Helpers shared by the format parsers: fences, path lines, and the look-back for a block's path."""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass
+
+# ``` or longer, ~~~ or longer, with an optional info string.
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([^`]*?)\s*$")
+# Tag fences some tools configure, and seed 003's <boltAction> wrapper.
+_TAG_FENCE = re.compile(
+    r"^\s*<(/?)(source|code|pre|boltAction|boltArtifact)\b([^>]*)>\s*([\w+#.-]*)\s*$", re.IGNORECASE
+)
+_TAG_PATH_ATTR = re.compile(r"""\b(?:filePath|path|file)\s*=\s*["']([^"']+)["']""")
+_HEADING_FILE = re.compile(r"^\s*#{1,6}\s+(?:file|path|filename)\s*:\s*(.+?)\s*$", re.IGNORECASE)
+_LABEL = re.compile(r"^(?:file(?:name)?|path)\s*:\s*", re.IGNORECASE)
+_PARENTHETICAL = re.compile(r"\s+\([^()]*\)$")
+_BACKTICKED = re.compile(r"`([^`\s]+)`")
+_BAD_PATH_CHARS = re.compile(r"[;=*{}<>|?\"`$]")
+_BARE_FILENAMES = frozenset(
+    """Makefile makefile GNUmakefile Dockerfile Containerfile LICENSE LICENCE COPYING README
+    CHANGELOG AUTHORS NOTICE Gemfile Rakefile Procfile Jenkinsfile Vagrantfile Brewfile
+    CODEOWNERS Pipfile Justfile justfile Caddyfile Earthfile Tiltfile BUILD WORKSPACE""".split()
+)
+
+_SHELL_LANGS = frozenset({"bash", "sh", "shell", "zsh", "console", "shell-session", "powershell", "ps1", "cmd", "bat"})
+
+
+@dataclass(frozen=True)
+class Fence:
+    """A fence line: its marker (``` or a tag name), whether it opens, and its info string."""
+
+    marker: str
+    info: str
+    closing_tag: bool = False
+
+    @property
+    def language(self) -> str:
+        return self.info.split(":", 1)[0].split()[0].lower() if self.info else ""
+
+    @property
+    def is_shell(self) -> bool:
+        return self.language in _SHELL_LANGS
+
+    @property
+    def path(self) -> str | None:
+        """A path carried by the fence itself (```` ```edit:path ````, ```` ```src/a.py ````, ``filePath=``)."""
+        info = self.info.strip()
+        if not info:
+            return None
+        if self.marker.startswith("<"):
+            m = _TAG_PATH_ATTR.search(info)
+            return clean_path(m.group(1)) if m else None
+        if info.lower().startswith("edit:"):
+            return clean_path(info[5:])
+        if " " not in info and ("." in info or "/" in info):
+            return clean_path(info)
+        return None
+
+
+def parse_fence(line: str) -> Fence | None:
+    """The fence on ``line``, or None when the line is not a fence."""
+    m = _FENCE.match(line)
+    if m:
+        return Fence(m.group(1), m.group(2))
+    m = _TAG_FENCE.match(line)
+    if m:
+        info = (m.group(3).strip() + " " + m.group(4)).strip()
+        return Fence("<" + m.group(2).lower() + ">", info, closing_tag=bool(m.group(1)))
+    return None
+
+
+def heading_path(line: str) -> str | None:
+    """The path of a ``### File: path`` heading."""
+    m = _HEADING_FILE.match(line)
+    return clean_path(m.group(1)) if m else None
+
+
+def clean_path(line: str) -> str | None:
+    """The file path a line names, with markdown and labels stripped; None when it names none.
+
+    Strips ``*``, backticks, quotes, a leading ``#``/``//`` comment or heading prefix, a
+    ``File:`` label, a trailing ``:`` and a trailing ``(new file)``-style remark. A language tag
+    alone (``php``) or a sentence is not a path.
+    """
+    s = line.strip()
+    if not s or len(s) > 400:
+        return None
+    quoted = False
+    prev = None
+    while s != prev:
+        prev = s
+        s = s.strip()
+        s = re.sub(r"^(?:#+|//+|--|;+)\s*", "", s)
+        s = _LABEL.sub("", s)
+        s = s.rstrip(":").rstrip()
+        s = _PARENTHETICAL.sub("", s)
+        for q in ("**", "*", "`", '"', "'"):
+            if len(s) >= 2 * len(q) and s.startswith(q) and s.endswith(q):
+                s = s[len(q) : -len(q)]
+                quoted = True
+        s = s.strip("*").strip()
+    if not s or s in {".", "..", "..."}:
+        return None
+    if any(c.isspace() for c in s) and not quoted:
+        # Prose. Accept "In `src/app.py`:" — one backticked path on a line that introduces a block.
+        if line.rstrip().endswith(":"):
+            found = [m for m in _BACKTICKED.findall(line) if _plausible(m)]
+            if len(found) == 1:
+                return found[0]
+        return None
+    if "\n" in s or "\t" in s:
+        return None
+    return s if _plausible(s) else None
+
+
+def _plausible(s: str) -> bool:
+    if _BAD_PATH_CHARS.search(s) or s.endswith(".") or s.startswith("-"):
+        return False
+    if "/" in s or "\\" in s:
+        return True
+    if "." in s:
+        stem, _, ext = s.rpartition(".")
+        return bool(ext) and (bool(stem) or s.startswith(".")) and not ext.isdigit()
+    return s in _BARE_FILENAMES
+
+
+class PathLookback:
+    """Remembers the lines just before a block marker, to find the block's path.
+
+    Looks back over blank lines and fences (which may themselves carry the path) at up to
+    three non-blank lines, and falls back to the latest of the last ``### File:`` heading and
+    the previous block's path.
+    """
+
+    def __init__(self) -> None:
+        self._recent: deque[tuple[int, str]] = deque(maxlen=16)
+        self._fence_open = False
+        self.previous: str | None = None
+        self.previous_source = "none"
+
+    def note(self, line: str, lineno: int) -> None:
+        """Record a line seen outside any block."""
+        self._recent.append((lineno, line))
+        hp = heading_path(line)
+        if hp:
+            self.previous, self.previous_source = hp, "heading"
+        fence = parse_fence(line)
+        if fence is not None:
+            if fence.marker.startswith("<"):
+                self._fence_open = not fence.closing_tag
+            elif self._fence_open and not fence.info:
+                self._fence_open = False
+            else:
+                self._fence_open = True
+
+    def reset_after_block(self, path: str | None, source: str) -> None:
+        """A block ended: its lines are not path candidates for the next block."""
+        self._recent.clear()
+        if path:
+            self.previous = path
+            if source != "previous":
+                self.previous_source = source
+
+    def find(self) -> tuple[str | None, str]:
+        """The path for a block starting now, and where it came from.
+
+        The source is ``"line"`` (a path line outside a fence), ``"fenced"`` (the first line
+        inside the fence), ``"fence"`` (the fence's info string), ``"heading"``, ``"previous"``,
+        or ``"none"``.
+        """
+        seen = 0
+        skipped_fence = False
+        for _, text in reversed(self._recent):
+            if not text.strip():
+                continue
+            seen += 1
+            if seen > 3:
+                break
+            fence = parse_fence(text)
+            if fence is not None:
+                if fence.path:
+                    return fence.path, "fence"
+                skipped_fence = True
+                continue
+            hp = heading_path(text)
+            if hp:
+                return hp, "heading"
+            candidate = clean_path(text)
+            if candidate:
+                return candidate, "fenced" if (self._fence_open and not skipped_fence) else "line"
+            break
+        if self.previous:
+            return self.previous, "heading" if self.previous_source == "heading" else "previous"
+        return None, "none"
+
+
+def join_lines(lines: list[str]) -> str:
+    """Lines (without endings) as one text of whole lines."""
+    return "".join(line + "\n" for line in lines)
+
+
+def choose_fence(*texts: str) -> str:
+    """A backtick fence longer than any backtick run that starts a line of ``texts``."""
+    longest = 2
+    for text in texts:
+        for line in text.split("\n"):
+            s = line.lstrip()
+            if s.startswith("```"):
+                longest = max(longest, len(s) - len(s.lstrip("`")))
+    return "`" * (longest + 1)

@@ -1,0 +1,222 @@
+"""Data model shared by parsing, matching and applying: blocks, warnings, results."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+PREVIEW_CHARS = 50
+
+
+def _preview(text: str) -> str:
+    """First non-empty line of ``text``, cut to 50 characters (seed 001's previews)."""
+    for line in text.split("\n"):
+        if line.strip():
+            return line[:PREVIEW_CHARS]
+    return ""
+
+
+@dataclass(frozen=True)
+class EditBlock:
+    """One edit proposed by the model.
+
+    Every section is a string of whole lines, each ending in ``"\\n"`` (or empty).
+    The text that must be found is ``anchor + old_lines + trailing_anchor``; it is
+    replaced by ``anchor + new_lines + trailing_anchor``. SEARCH/REPLACE formats
+    leave both anchors empty; ``edit-v2`` uses both; ``edit-v3`` uses ``anchor``.
+    """
+
+    file_path: str
+    old_lines: str = ""
+    new_lines: str = ""
+    anchor: str = ""
+    trailing_anchor: str = ""
+    format: str = "diff"
+    line_number: int = 0
+    end_line: int = 0
+    raw_block: str = ""
+    new_file: bool = False
+    """The block was written as an explicit new-file block (``NEW_FILE``)."""
+
+    @property
+    def leading_anchor(self) -> str:
+        """Alias of ``anchor`` (seed 000's name)."""
+        return self.anchor
+
+    @property
+    def search_text(self) -> str:
+        """The whole text that must occur in the file."""
+        return self.anchor + self.old_lines + self.trailing_anchor
+
+    @property
+    def replace_text(self) -> str:
+        """The text the found region becomes."""
+        return self.anchor + self.new_lines + self.trailing_anchor
+
+    @property
+    def is_create(self) -> bool:
+        """True when the block creates a file: nothing to search for (blank-only counts as nothing)."""
+        return self.new_file or not self.search_text.strip()
+
+    def same_edit(self, other: EditBlock) -> bool:
+        """True when both blocks describe the same edit (path and sections), whatever their position."""
+        return (
+            self.file_path,
+            self.anchor,
+            self.old_lines,
+            self.new_lines,
+            self.trailing_anchor,
+        ) == (other.file_path, other.anchor, other.old_lines, other.new_lines, other.trailing_anchor)
+
+
+@dataclass(frozen=True)
+class ParseWarning:
+    """A malformed or suspicious part of the reply; ``line`` is 1-based in the reply."""
+
+    line: int
+    message: str
+    format: str | None = None
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}"
+
+
+@dataclass
+class ParsedResponse:
+    """What :func:`editblocks.parse_response` found in a reply."""
+
+    blocks: list[EditBlock] = field(default_factory=list)
+    warnings: list[ParseWarning] = field(default_factory=list)
+    shell_suggestions: list[str] = field(default_factory=list)
+    format: str | None = None
+
+
+class EditStatus(str, Enum):
+    """Outcome of one block."""
+
+    APPLIED = "applied"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass
+class EditResult:
+    """What happened to one block, and why."""
+
+    file_path: str
+    status: EditStatus
+    block: EditBlock
+    reason: str | None = None
+    strategy: str | None = None
+    estimated_line: int | None = None
+    score: float | None = None
+    requested_path: str | None = None
+    """The path as the model wrote it, when it was resolved to another file."""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def reply_line(self) -> int:
+        """Line of the reply where the block starts."""
+        return self.block.line_number
+
+    @property
+    def anchor_preview(self) -> str:
+        return _preview(self.block.anchor)
+
+    @property
+    def old_preview(self) -> str:
+        return _preview(self.block.old_lines)
+
+    @property
+    def new_preview(self) -> str:
+        return _preview(self.block.new_lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (the CLI's ``--json`` rows)."""
+        return {
+            "file_path": self.file_path,
+            "status": self.status.value,
+            "reason": self.reason,
+            "strategy": self.strategy,
+            "estimated_line": self.estimated_line,
+            "reply_line": self.reply_line,
+            "score": self.score,
+            "requested_path": self.requested_path,
+            "notes": list(self.notes),
+        }
+
+
+@dataclass
+class ApplyResult:
+    """Outcome of :func:`editblocks.apply_edits` for a whole reply."""
+
+    results: list[EditResult] = field(default_factory=list)
+    files_modified: list[str] = field(default_factory=list)
+    shell_suggestions: list[str] = field(default_factory=list)
+    warnings: list[ParseWarning] = field(default_factory=list)
+    format: str | None = None
+    dry_run: bool = False
+    before: dict[str, str] = field(default_factory=dict)
+    """Text of each modified file before the edits ("" for a new file)."""
+    after: dict[str, str] = field(default_factory=dict)
+    """Text of each modified file after the edits."""
+    _diffs: dict[str, str] | None = field(default=None, repr=False)
+
+    @property
+    def diffs(self) -> dict[str, str]:
+        """Unified diff of every modified file, computed on first use."""
+        if self._diffs is None:
+            self._diffs = {
+                path: unified_diff(self.before.get(path, ""), self.after[path], path)
+                for path in self.files_modified
+            }
+        return self._diffs
+
+    @property
+    def applied(self) -> list[EditResult]:
+        return [r for r in self.results if r.status is EditStatus.APPLIED]
+
+    @property
+    def failed(self) -> list[EditResult]:
+        return [r for r in self.results if r.status is EditStatus.FAILED]
+
+    @property
+    def skipped(self) -> list[EditResult]:
+        return [r for r in self.results if r.status is EditStatus.SKIPPED]
+
+    @property
+    def ok(self) -> bool:
+        """True when there was at least one block and every block applied."""
+        return bool(self.results) and all(r.status is EditStatus.APPLIED for r in self.results)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (the CLI's ``--json`` output)."""
+        return {
+            "format": self.format,
+            "dry_run": self.dry_run,
+            "results": [r.to_dict() for r in self.results],
+            "files_modified": list(self.files_modified),
+            "shell_suggestions": list(self.shell_suggestions),
+            "warnings": [{"line": w.line, "message": w.message} for w in self.warnings],
+        }
+
+
+def unified_diff(before: str, after: str, path: str) -> str:
+    """A ``git diff``-style unified diff of one file."""
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        fromfile=f"a/{path}" if before else "/dev/null",
+        tofile=f"b/{path}",
+    )
+    out = []
+    for line in lines:
+        if not line.endswith("\n"):
+            line += "\n\\ No newline at end of file\n"
+        out.append(line)
+    return "".join(out)

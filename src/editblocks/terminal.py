@@ -1,0 +1,100 @@
+"""Showing parse and apply results in a terminal (rich)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.syntax import Syntax
+from rich.table import Table
+
+from .models import ApplyResult, EditStatus, ParsedResponse, ParseWarning
+
+_STATUS_STYLE = {
+    EditStatus.APPLIED: "bold green",
+    EditStatus.FAILED: "bold red",
+    EditStatus.SKIPPED: "yellow",
+}
+
+
+def print_apply_result(console: Console, result: ApplyResult, *, show_diffs: bool = True) -> None:
+    """The results table, the diffs, warnings, shell suggestions and a one-line summary."""
+    table = Table(title="Edit blocks", show_lines=False, expand=False)
+    table.add_column("#", justify="right", style="dim")
+    table.add_column("reply line", justify="right", style="dim")
+    table.add_column("file")
+    table.add_column("status")
+    table.add_column("how")
+    table.add_column("file line", justify="right")
+    table.add_column("reason")
+    for i, r in enumerate(result.results, start=1):
+        how = r.strategy or ""
+        if r.score is not None:
+            how += f" ({r.score:.0%})"
+        reason = r.reason or ""
+        if r.notes:
+            reason = "; ".join([*r.notes, reason] if reason else r.notes)
+        table.add_row(
+            str(i),
+            str(r.reply_line),
+            escape(r.file_path),
+            f"[{_STATUS_STYLE[r.status]}]{r.status.value}[/]",
+            escape(how),
+            "" if r.estimated_line is None else str(r.estimated_line),
+            escape(reason),
+        )
+    console.print(table)
+    if show_diffs:
+        for path, diff in result.diffs.items():
+            if diff:
+                console.rule(f"[bold]{escape(path)}")
+                console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default", word_wrap=True))
+    print_warnings(console, result.warnings)
+    if result.shell_suggestions:
+        console.print("[bold]Shell commands suggested by the reply (not run):[/]")
+        for cmd in result.shell_suggestions:
+            console.print(f"  $ {escape(cmd)}", highlight=False)
+    print_summary(console, result)
+
+
+def print_summary(console: Console, result: ApplyResult) -> None:
+    applied, failed, skipped = len(result.applied), len(result.failed), len(result.skipped)
+    verb = "would change" if result.dry_run else "changed"
+    files = ", ".join(result.files_modified) or "none"
+    style = "green" if failed == 0 and skipped == 0 else "red"
+    console.print(
+        f"[{style}]{applied} applied, {failed} failed, {skipped} skipped[/]; "
+        f"files {verb}: {escape(files)}",
+        highlight=False,
+    )
+
+
+def print_warnings(console: Console, warnings: list[ParseWarning]) -> None:
+    for w in warnings:
+        where = f"reply line {w.line}: " if w.line else ""
+        console.print(f"[yellow]warning:[/] {where}{escape(w.message)}", highlight=False)
+
+
+def print_parsed(console: Console, parsed: ParsedResponse) -> None:
+    """The blocks found in a reply, without applying them."""
+    table = Table(title=f"Edit blocks ({parsed.format or 'no format detected'})")
+    table.add_column("reply line", justify="right", style="dim")
+    table.add_column("format")
+    table.add_column("file")
+    table.add_column("kind")
+    table.add_column("search lines", justify="right")
+    table.add_column("replace lines", justify="right")
+    for b in parsed.blocks:
+        table.add_row(
+            str(b.line_number),
+            b.format,
+            escape(b.file_path),
+            "create" if b.is_create else "edit",
+            str(b.search_text.count("\n")),
+            str(b.replace_text.count("\n")),
+        )
+    console.print(table)
+    print_warnings(console, parsed.warnings)
+    if parsed.shell_suggestions:
+        console.print("[bold]Shell commands suggested (not run):[/]")
+        for cmd in parsed.shell_suggestions:
+            console.print(f"  $ {escape(cmd)}", highlight=False)
