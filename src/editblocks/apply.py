@@ -6,7 +6,8 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .matching import Match, locate
+from .formats import EXACT_FORMATS
+from .matching import LEVELS, Match, locate
 from .models import ApplyResult, EditBlock, EditResult, EditStatus, ParsedResponse, ParseWarning
 from .parsing import parse_response
 from .workspace import (
@@ -19,6 +20,7 @@ from .workspace import (
 )
 
 SKIP_AFTER_FAILURE = "previous edit to this file failed"
+ALREADY_APPLIED = "already applied"
 
 
 @dataclass
@@ -60,6 +62,7 @@ def apply_edits(
     dry_run: bool = False,
     git_add: bool = False,
     continue_after_failure: bool = False,
+    match: str | None = None,
 ) -> ApplyResult:
     """Apply the edit blocks of a reply to the files under ``root``.
 
@@ -68,7 +71,13 @@ def apply_edits(
     the end, atomically. After a failed block, later blocks to the same file are skipped unless
     ``continue_after_failure``. With ``dry_run`` nothing is written and ``result.diffs`` shows
     what would change.
+
+    ``match`` is the matching level, ``"exact"``, ``"tolerant"`` or ``"fuzzy"``; by default
+    ``fuzzy`` for SEARCH/REPLACE formats and ``exact`` for ``edit-v2``/``edit-v3``, whose
+    formats require exact matching.
     """
+    if match is not None and match not in LEVELS:
+        raise ValueError(f"unknown match level {match!r}; use one of {', '.join(LEVELS)}")
     if isinstance(source, str):
         parsed = parse_response(source, format)
     elif isinstance(source, ParsedResponse):
@@ -87,7 +96,7 @@ def apply_edits(
     owners: dict[str, list[EditResult]] = {}
 
     for block in parsed.blocks:
-        res = _apply_block(block, workspace, states, failed_files, continue_after_failure)
+        res = _apply_block(block, workspace, states, failed_files, continue_after_failure, match)
         result.results.append(res)
         if res.status is EditStatus.FAILED:
             failed_files.add(res.file_path)
@@ -125,6 +134,7 @@ def _apply_block(
     states: dict[str, _FileState],
     failed_files: set[str],
     continue_after_failure: bool,
+    level: str | None,
 ) -> EditResult:
     res = EditResult(file_path=block.file_path, status=EditStatus.FAILED, block=block)
     try:
@@ -140,26 +150,39 @@ def _apply_block(
         state = _state(path, block, workspace, states)
         if block.is_create:
             if state.text.strip():
+                if state.text.rstrip("\n") == block.replace_text.rstrip("\n"):
+                    res.status, res.reason, res.already_applied = EditStatus.SKIPPED, ALREADY_APPLIED, True
+                    res.strategy = "create"
+                    return res
                 raise _Failure(f"file exists: {path}; use an edit with an anchor to change it")
             state.text = block.replace_text
             state.final_newline = True
             res.strategy = "create"
             res.estimated_line = 1
         else:
-            match = locate(
+            found = locate(
                 state.text,
                 block.old_lines,
                 block.new_lines,
                 leading=block.anchor,
                 trailing=block.trailing_anchor,
+                level=level or ("exact" if block.format in EXACT_FORMATS else "fuzzy"),
             )
-            if not isinstance(match, Match):
-                res.estimated_line = match.line
-                raise _Failure(match.reason, match.line)
-            _splice(state, match)
-            res.strategy = match.strategy
-            res.score = match.score
-            res.estimated_line = match.line
+            if not isinstance(found, Match):
+                res.estimated_line = found.line
+                res.closest_region = found.region
+                res.closest_text = found.region_text
+                res.candidates = list(found.candidates)
+                raise _Failure(found.reason, found.line)
+            res.strategy = found.strategy
+            res.score = found.score
+            res.estimated_line = found.line
+            if found.already_applied:
+                res.status = EditStatus.SKIPPED
+                res.reason = ALREADY_APPLIED
+                res.already_applied = True
+                return res
+            _splice(state, found)
         res.status = EditStatus.APPLIED
     except _Failure as exc:
         res.reason = exc.reason

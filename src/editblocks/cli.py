@@ -199,6 +199,10 @@ def demo(keep: bool) -> None:
         console.rule("[bold]editblocks apply")
         result = apply_edits(reply, workdir)
         print_apply_result(console, result)
+        feedback = result.feedback_message()
+        if feedback:
+            console.rule("[bold]what editblocks tells the model about the failure")
+            console.print(feedback, highlight=False, markup=False)
         if keep:
             console.print(f"The edited project is in {workdir}", highlight=False)
     finally:

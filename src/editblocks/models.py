@@ -118,6 +118,14 @@ class EditResult:
     requested_path: str | None = None
     """The path as the model wrote it, when it was resolved to another file."""
     notes: list[str] = field(default_factory=list)
+    already_applied: bool = False
+    """SKIPPED because the replacement is already in the file (a reply applied twice)."""
+    closest_region: tuple[int, int] | None = None
+    """For a failed block: first and last line of the most similar region of the file."""
+    closest_text: str | None = None
+    """For a failed block: the file's text of that region, to copy into a corrected block."""
+    candidates: list[int] = field(default_factory=list)
+    """For an ambiguous block: every line where it matches."""
 
     @property
     def reply_line(self) -> int:
@@ -148,6 +156,9 @@ class EditResult:
             "score": self.score,
             "requested_path": self.requested_path,
             "notes": list(self.notes),
+            "already_applied": self.already_applied,
+            "closest_region": list(self.closest_region) if self.closest_region else None,
+            "candidates": list(self.candidates),
         }
 
 
@@ -193,6 +204,13 @@ class ApplyResult:
     def ok(self) -> bool:
         """True when there was at least one block and every block applied."""
         return bool(self.results) and all(r.status is EditStatus.APPLIED for r in self.results)
+
+    def feedback_message(self) -> str:
+        """A message for the model: failed blocks with reasons and the actual lines to copy, and
+        the blocks that applied and must not be sent again ("" when every block applied)."""
+        from .feedback import feedback_message
+
+        return feedback_message(self)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (the CLI's ``--json`` output)."""

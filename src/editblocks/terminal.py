@@ -20,29 +20,34 @@ def print_apply_result(console: Console, result: ApplyResult, *, show_diffs: boo
     """The results table, the diffs, warnings, shell suggestions and a one-line summary."""
     table = Table(title="Edit blocks", show_lines=False, expand=False)
     table.add_column("#", justify="right", style="dim")
-    table.add_column("reply line", justify="right", style="dim")
     table.add_column("file")
     table.add_column("status")
     table.add_column("how")
     table.add_column("file line", justify="right")
-    table.add_column("reason")
+    table.add_column("reply line", justify="right", style="dim")
     for i, r in enumerate(result.results, start=1):
         how = r.strategy or ""
         if r.score is not None:
-            how += f" ({r.score:.0%})"
-        reason = r.reason or ""
-        if r.notes:
-            reason = "; ".join([*r.notes, reason] if reason else r.notes)
+            how += f" {r.score:.0%}"
+        status = f"[{_STATUS_STYLE[r.status]}]{r.status.value}[/]"
+        if r.already_applied:
+            status += " (already applied)"
         table.add_row(
             str(i),
-            str(r.reply_line),
             escape(r.file_path),
-            f"[{_STATUS_STYLE[r.status]}]{r.status.value}[/]",
+            status,
             escape(how),
             "" if r.estimated_line is None else str(r.estimated_line),
-            escape(reason),
+            str(r.reply_line),
         )
     console.print(table)
+    for i, r in enumerate(result.results, start=1):
+        lines = [*r.notes]
+        if r.reason and not r.already_applied:
+            lines.append(r.reason)
+        if lines:
+            style = _STATUS_STYLE[r.status] if r.status is not EditStatus.APPLIED else "cyan"
+            console.print(f"[{style}]block {i}[/] ({escape(r.file_path)}): " + escape("; ".join(lines)), highlight=False)
     if show_diffs:
         for path, diff in result.diffs.items():
             if diff:

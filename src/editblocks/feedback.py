@@ -1,0 +1,65 @@
+"""The message sent back to the model when blocks failed: what failed, why, and the lines to copy."""
+
+from __future__ import annotations
+
+from .formats.common import choose_fence
+from .models import ApplyResult, EditResult, EditStatus
+
+MAX_QUOTED_LINES = 20
+MAX_TOTAL_QUOTED_LINES = 120
+
+
+def feedback_message(result: ApplyResult) -> str:
+    """One text for the model: failed blocks with their reasons and the file's actual lines,
+    skipped blocks, and the blocks that applied and must not be sent again.
+
+    Returns an empty string when every block applied.
+    """
+    failed = [(i, r) for i, r in enumerate(result.results, 1) if r.status is EditStatus.FAILED]
+    skipped = [(i, r) for i, r in enumerate(result.results, 1) if r.status is EditStatus.SKIPPED and not r.already_applied]
+    done = [(i, r) for i, r in enumerate(result.results, 1) if r.status is EditStatus.APPLIED or r.already_applied]
+    if not failed and not skipped:
+        return ""
+    total = len(result.results)
+    parts = [
+        f"{len(failed)} of {total} edit block{'s' if total != 1 else ''} failed to apply"
+        + (f" and {len(skipped)} {'were' if len(skipped) != 1 else 'was'} skipped" if skipped else "")
+        + ". Send corrected blocks for these only; the file contents below are current."
+    ]
+    budget = MAX_TOTAL_QUOTED_LINES
+    for i, r in failed:
+        section, used = _failed_section(i, r, budget)
+        budget -= used
+        parts.append(section)
+    if skipped:
+        lines = [f"- block {i} ({r.file_path}): {r.reason}" for i, r in skipped]
+        parts.append("Skipped, send again once the failed block before it is fixed:\n" + "\n".join(lines))
+    if done:
+        lines = [
+            f"- block {i} ({r.file_path}{'' if r.estimated_line is None else f', line {r.estimated_line}'})"
+            + (" was already applied" if r.already_applied else "")
+            for i, r in done
+        ]
+        parts.append("Applied, do not send these again:\n" + "\n".join(lines))
+    if result.warnings:
+        parts.append("Problems in the reply itself:\n" + "\n".join(f"- line {w.line}: {w.message}" for w in result.warnings))
+    return "\n\n".join(parts) + "\n"
+
+
+def _failed_section(index: int, r: EditResult, budget: int) -> tuple[str, int]:
+    head = f"## Block {index} for {r.file_path} failed (reply line {r.reply_line})\n{r.reason}"
+    if r.candidates and len(r.candidates) > 1 and "ambiguous" in (r.reason or ""):
+        head += "\nAdd lines that differ between these places so the SEARCH text occurs only once."
+    if not r.closest_text or budget <= 0:
+        return head, 0
+    lines = r.closest_text.split("\n")[:-1][: min(MAX_QUOTED_LINES, budget)]
+    text = "".join(line + "\n" for line in lines)
+    fence = choose_fence(text)
+    first, last = r.closest_region or (0, 0)
+    cut = " (cut)" if len(lines) < (last - first + 1) else ""
+    where = f"line {first}" if first == last else f"lines {first}-{last}"
+    return (
+        f"{head}\nThe file's actual {where}{cut}; copy them exactly into the SEARCH section:\n"
+        f"{fence}\n{text}{fence}",
+        len(lines),
+    )

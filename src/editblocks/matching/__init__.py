@@ -1,0 +1,264 @@
+"""Finding where an edit goes in a file's text. Knows text, not formats.
+
+:func:`locate` runs the matching chain: exact, then (at level ``tolerant``) trailing white
+space, indentation offset, spurious blank lines, ``...`` elision and Unicode look-alikes, then
+(at level ``fuzzy``) line similarity. Each strategy is tried only when the earlier ones found
+nothing, and accepted only when it finds exactly one place; several places stop the chain with
+an ambiguity. Tolerant matches are applied as a delta (see :mod:`.delta`), so lines the model did
+not change keep the file's exact text.
+
+Texts are LF-normalised and made of whole lines (every line ends with ``"\\n"``).
+"""
+
+from __future__ import annotations
+
+from difflib import SequenceMatcher
+
+from . import diagnosis
+from .delta import DeltaError, apply_delta
+from .fuzzy import line_similarity, map_lines, similar_regions
+from .result import Match, MatchFailure
+from .strategies import (
+    Candidate,
+    FileView,
+    identity,
+    indentation,
+    lookalikes,
+    split_elisions,
+    trim_blank_lines,
+    whitespace,
+)
+from .text import find_all, find_lines, format_lines, line_of, split_lines
+
+LEVELS = ("exact", "tolerant", "fuzzy")
+FUZZY_THRESHOLD = 0.90
+"""Least similarity for a fuzzy match of three or more lines."""
+FUZZY_THRESHOLD_SHORT = 0.95
+"""Least similarity for a fuzzy match of one or two lines."""
+FUZZY_MARGIN = 0.10
+"""How much better than any other region the best one must be."""
+CHANGED_LINE_SIMILARITY = 0.6
+"""Least similarity between a line the model changes and the file line it is taken to be."""
+
+__all__ = [
+    "FUZZY_MARGIN",
+    "FUZZY_THRESHOLD",
+    "LEVELS",
+    "Match",
+    "MatchFailure",
+    "find_all",
+    "format_lines",
+    "line_of",
+    "locate",
+]
+
+
+def locate(
+    text: str,
+    old: str,
+    new: str,
+    *,
+    leading: str = "",
+    trailing: str = "",
+    level: str = "exact",
+) -> Match | MatchFailure:
+    """Where ``leading + old + trailing`` goes in ``text``, and what that region becomes.
+
+    Returns a :class:`Match` (possibly with ``already_applied`` set, when the replacement is
+    already in the file where the search text would be) or a :class:`MatchFailure` saying why
+    no certain location exists.
+    """
+    if level not in LEVELS:
+        raise ValueError(f"unknown match level {level!r}; use one of {', '.join(LEVELS)}")
+    search = leading + old + trailing
+    replace = leading + new + trailing
+    hits = find_all(text, search, limit=200)
+    if len(hits) == 1:
+        start = hits[0]
+        line = line_of(text, start)
+        if _contains_applied(text, search, replace, start):
+            return Match(start, start + len(search), search, "exact", line, already_applied=True)
+        return Match(start, start + len(search), replace, "exact", line)
+    view = FileView(text)
+    if len(hits) > 1:
+        return diagnosis.ambiguous(view, [line_of(text, h) - 1 for h in hits], 0, "exact")
+    s_lines, r_lines = split_lines(search), split_lines(replace)
+    if level != "exact":
+        found = _tolerant(view, s_lines, r_lines, replace)
+        if found is not None:
+            return found
+    applied = _applied_elsewhere(text, search, replace)
+    if applied is not None:
+        return applied
+    if level == "fuzzy":
+        found = _fuzzy(view, s_lines, r_lines)
+        if found is not None:
+            return found
+    if leading or trailing:
+        return diagnosis.anchored(text, view, old, leading, trailing)
+    return diagnosis.not_found(view, s_lines)
+
+
+def _contains_applied(text: str, search: str, replace: str, start: int) -> bool:
+    """True when REPLACE is SEARCH with lines added around it, and those lines already surround
+    the found SEARCH text: an insertion that was applied before."""
+    if len(replace) <= len(search) or search not in replace:
+        return False
+    s_lines, r_lines = split_lines(search), split_lines(replace)
+    for offset in range(len(r_lines) - len(s_lines) + 1):
+        if r_lines[offset : offset + len(s_lines)] != s_lines:
+            continue
+        before = "".join(line + "\n" for line in r_lines[:offset])
+        after = "".join(line + "\n" for line in r_lines[offset + len(s_lines) :])
+        end = start + len(search)
+        if text.startswith(after, end) and start >= len(before) and text[start - len(before) : start] == before:
+            return True
+    return False
+
+
+def _applied_elsewhere(text: str, search: str, replace: str) -> Match | None:
+    """SEARCH is absent but REPLACE occurs exactly once: the edit was applied before."""
+    if not replace.strip() or replace == search:
+        return None
+    hits = find_all(text, replace, limit=2)
+    if len(hits) != 1:
+        return None
+    start = hits[0]
+    return Match(start, start + len(replace), replace, "exact", line_of(text, start), already_applied=True)
+
+
+def _build(view: FileView, cand: Candidate, search: list[str], replace: list[str]) -> Match | MatchFailure:
+    window = view.lines[cand.start : cand.start + cand.length]
+    try:
+        new_lines = apply_delta(search, replace, window, cand.mapping, view.style)
+    except DeltaError as exc:
+        return MatchFailure(f"found a likely location at line {cand.start + 1} ({cand.strategy}), but {exc}", "not_found", cand.start + 1)
+    start = view.offsets[cand.start]
+    end = view.offsets[cand.start + cand.length]
+    return Match(start, end, "".join(line + "\n" for line in new_lines), cand.strategy, cand.start + 1, cand.score)
+
+
+def _accept(view: FileView, cands: list[Candidate], search: list[str], replace: list[str], replace_text: str) -> Match | MatchFailure | None:
+    if not cands:
+        return None
+    if len(cands) > 1:
+        return diagnosis.ambiguous(view, [c.start for c in cands], len(search), cands[0].strategy)
+    cand = cands[0]
+    start = view.offsets[cand.start]
+    end = view.offsets[cand.start + cand.length]
+    if replace_text.strip() and replace_text != "".join(s + "\n" for s in search):
+        # The replacement already stands there: an edit applied before (e.g. a pure re-indent).
+        for hit in find_all(view.text, replace_text, limit=50):
+            if hit < end and start < hit + len(replace_text):
+                return Match(hit, hit + len(replace_text), replace_text, cand.strategy, line_of(view.text, hit), already_applied=True)
+    return _build(view, cand, search, replace)
+
+
+def _tolerant(view: FileView, search: list[str], replace: list[str], replace_text: str) -> Match | MatchFailure | None:
+    for strategy in (whitespace, indentation):
+        found = _accept(view, strategy(view, search, replace), search, replace, replace_text)
+        if found is not None:
+            return found
+    trimmed = trim_blank_lines(search, replace)
+    if trimmed is not None:
+        s2, r2 = trimmed
+        r2_text = "".join(line + "\n" for line in r2)
+        exact = [Candidate(i, len(s2), identity(len(s2)), "blank-lines") for i in find_lines(view.lines, s2, 200)]
+        for cands in (exact, whitespace(view, s2, r2), indentation(view, s2, r2)):
+            for c in cands:
+                c.strategy = "blank-lines"
+            found = _accept(view, cands, s2, r2, r2_text)
+            if found is not None:
+                return found
+    found = _elision(view, search, replace)
+    if found is not None:
+        return found
+    return _accept(view, lookalikes(view, search, replace), search, replace, replace_text)
+
+
+def _elision(view: FileView, search: list[str], replace: list[str]) -> Match | MatchFailure | None:
+    s_pieces = split_elisions(search)
+    if s_pieces is None:
+        return None
+    r_pieces = split_elisions(replace)
+    if r_pieces is None or len(r_pieces) != len(s_pieces):
+        return MatchFailure(
+            "SEARCH uses '...' for unchanged lines, but REPLACE does not use it the same number of times; "
+            "write the lines out, or use '...' at the same places in both",
+            "elision",
+        )
+    placed: list[tuple[int, list[str], list[str]]] = []
+    prev_end = 0
+    for s_piece, r_piece in zip(s_pieces, r_pieces):
+        if not any(x.strip() for x in s_piece):
+            if any(x.strip() for x in r_piece):
+                return MatchFailure("lines to insert stand next to '...' with no SEARCH lines to place them by", "elision")
+            continue
+        hits = find_lines(view.lines, s_piece, 3) or whitespace_starts(view, s_piece)
+        if len(hits) != 1:
+            first = next(x.strip() for x in s_piece if x.strip())
+            what = "occurs nowhere" if not hits else f"occurs more than once (lines {format_lines([h + 1 for h in hits])})"
+            return MatchFailure(f"the part of SEARCH starting {first[:60]!r} between '...' lines {what}", "elision", hits[0] + 1 if hits else None)
+        if hits[0] < prev_end:
+            return MatchFailure("the parts of SEARCH between '...' lines are not in file order", "elision", hits[0] + 1)
+        placed.append((hits[0], s_piece, r_piece))
+        prev_end = hits[0] + len(s_piece)
+    if not placed:
+        return None
+    out: list[str] = []
+    first_start = cursor = placed[0][0]
+    for pos, s_piece, r_piece in placed:
+        out.extend(view.lines[cursor:pos])
+        window = view.lines[pos : pos + len(s_piece)]
+        try:
+            out.extend(apply_delta(s_piece, r_piece, window, identity(len(s_piece)), view.style))
+        except DeltaError as exc:
+            return MatchFailure(str(exc), "elision", pos + 1)
+        cursor = pos + len(s_piece)
+    start, end = view.offsets[first_start], view.offsets[cursor]
+    return Match(start, end, "".join(line + "\n" for line in out), "elision", first_start + 1)
+
+
+def whitespace_starts(view: FileView, piece: list[str]) -> list[int]:
+    return [c.start for c in whitespace(view, piece, piece)]
+
+
+def _fuzzy(view: FileView, search: list[str], replace: list[str]) -> Match | MatchFailure | None:
+    regions = similar_regions(view, search, limit=3)
+    if not regions or regions[0].score is None:
+        return None
+    best = regions[0]
+    meaningful = sum(1 for s in search if s.strip())
+    threshold = FUZZY_THRESHOLD if meaningful >= 3 else FUZZY_THRESHOLD_SHORT
+    if best.score < threshold:
+        return None
+    others = [r for r in regions[1:] if r.score is not None and r.score > best.score - FUZZY_MARGIN]
+    if others:
+        listed = ", ".join(f"line {r.start + 1} ({r.score:.0%})" for r in [best, *others])
+        return MatchFailure(
+            f"Edit location is ambiguous: several places are similar to SEARCH ({listed}); "
+            "copy the lines exactly and include more surrounding lines",
+            "ambiguous",
+            best.start + 1,
+            candidates=[r.start + 1 for r in [best, *others]],
+        )
+    window = view.lines[best.start : best.start + best.length]
+    mapping = map_lines(search, window)
+    changed = [
+        k
+        for tag, i1, i2, _, _ in SequenceMatcher(None, search, replace, autojunk=False).get_opcodes()
+        if tag in ("replace", "delete")
+        for k in range(i1, i2)
+        if search[k].strip()
+    ]
+    for k in changed:
+        w = mapping[k]
+        if w is None or line_similarity(search[k], window[w]) < CHANGED_LINE_SIMILARITY:
+            return MatchFailure(
+                f"the closest region (line {best.start + 1}, {best.score:.0%} similar) does not contain the line "
+                f"{search[k].strip()[:60]!r} that the edit changes; copy it exactly from the file",
+                "not_found",
+                best.start + 1,
+            )
+    cand = Candidate(best.start, best.length, mapping, "fuzzy", best.score)
+    return _build(view, cand, search, replace)

@@ -1,0 +1,115 @@
+"""Similarity search: the regions of a file most like a SEARCH text, found fast on large files.
+
+Candidate regions come from votes: every distinctive SEARCH line found verbatim (stripped) in the
+file votes for the region start it implies, so only a handful of regions are scored, with
+rapidfuzz, instead of every window of the file.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from difflib import SequenceMatcher
+
+from rapidfuzz import fuzz, process
+
+from .strategies import Candidate, FileView
+
+MAX_STARTS = 40
+LENGTH_SLACK = 2
+MAX_HITS_PER_LINE = 200
+
+
+def _index(view: FileView) -> dict[str, list[int]]:
+    index = getattr(view, "_line_index", None)
+    if index is None:
+        index = defaultdict(list)
+        for i, line in enumerate(view.stripped):
+            if line:
+                index[line].append(i)
+        view._line_index = index  # type: ignore[attr-defined]
+    return index
+
+
+def _starts(view: FileView, search: list[str]) -> list[int]:
+    """Region starts implied by the search lines found in the file, most voted first."""
+    stripped = [s.strip() for s in search]
+    index = _index(view)
+    votes: dict[int, float] = defaultdict(float)
+    for i, s in enumerate(stripped):
+        if not s:
+            continue
+        hits = index.get(s)
+        if not hits or len(hits) > MAX_HITS_PER_LINE:
+            continue
+        weight = min(len(s), 40) / 40 / len(hits) ** 0.5
+        for j in hits:
+            votes[j - i] += weight
+    if not votes and view.lines:
+        # No line survived verbatim: look for the longest lines by similarity instead.
+        longest = sorted((i for i, s in enumerate(stripped) if s), key=lambda i: -len(stripped[i]))[:3]
+        for i in longest:
+            for _, score, j in process.extract(stripped[i], view.stripped, scorer=fuzz.ratio, limit=5, score_cutoff=50):
+                votes[j - i] += score / 100
+    ranked = sorted(votes.items(), key=lambda kv: -kv[1])[:MAX_STARTS]
+    return [start for start, _ in ranked]
+
+
+def similar_regions(view: FileView, search: list[str], limit: int = 5) -> list[Candidate]:
+    """The regions of the file most similar to ``search``, best first, each at most once.
+
+    A region's score (0 to 1) is the similarity of its stripped lines to the stripped search
+    lines, joined; regions may be up to two lines longer or shorter than the search.
+    """
+    m = len(search)
+    n = len(view.lines)
+    if not m or not n:
+        return []
+    needle = "\n".join(s.strip() for s in search)
+    scored: dict[tuple[int, int], float] = {}
+    for base in _starts(view, search):
+        for start in range(base - 1, base + 2):
+            for length in range(max(1, m - LENGTH_SLACK), m + LENGTH_SLACK + 1):
+                if start < 0 or start + length > n or (start, length) in scored:
+                    continue
+                hay = "\n".join(view.stripped[start : start + length])
+                scored[(start, length)] = fuzz.ratio(needle, hay) / 100
+    best: list[Candidate] = []
+    for (start, length), score in sorted(scored.items(), key=lambda kv: (-kv[1], abs(kv[0][1] - m), kv[0][0])):
+        if any(_overlap(start, length, c.start, c.length) for c in best):
+            continue
+        best.append(Candidate(start, length, [], "fuzzy", score))
+        if len(best) >= limit:
+            break
+    return best
+
+
+def _overlap(a: int, alen: int, b: int, blen: int) -> bool:
+    return a < b + blen and b < a + alen
+
+
+def map_lines(search: list[str], window: list[str]) -> list[int | None]:
+    """For each search line, the window line it corresponds to (by content, in order), or None."""
+    s = [x.strip() for x in search]
+    w = [x.strip() for x in window]
+    mapping: list[int | None] = [None] * len(search)
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, s, w, autojunk=False).get_opcodes():
+        if tag == "equal":
+            for k in range(i2 - i1):
+                mapping[i1 + k] = j1 + k
+        elif tag == "replace":
+            # Pair changed lines in order, each with the most similar remaining window line.
+            j = j1
+            for i in range(i1, i2):
+                if j >= j2:
+                    break
+                rest = w[j:j2]
+                pick = max(range(len(rest)), key=lambda k: (fuzz.ratio(s[i], rest[k]), -k))
+                if len(rest) - pick < i2 - i:
+                    pick = 0
+                mapping[i] = j + pick
+                j = j + pick + 1
+    return mapping
+
+
+def line_similarity(a: str, b: str) -> float:
+    return fuzz.ratio(a.strip(), b.strip()) / 100

@@ -1,0 +1,174 @@
+"""The tolerant strategies of the matching chain, each finding candidate regions of a file.
+
+Every strategy returns all the places it finds; the chain accepts a strategy's answer only when
+there is exactly one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .delta import Reindenter
+from .text import IndentStyle, detect_style, find_all, line_offsets, split_lines
+
+LOOKALIKES = str.maketrans(
+    {
+        "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
+        "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
+        "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-", "\u2212": "-",
+        "\u00a0": " ", "\u2007": " ", "\u202f": " ", "\u2009": " ", "\u200a": " ", "\u3000": " ",
+        "\u200b": "", "\ufeff": "", "\u2026": "...",
+    }
+)
+
+_ELISION = re.compile(
+    r"^\s*(?:(?:#|//|--|;|/\*|<!--|\{/\*|\*)\s*)?(?:\.\.\.|…)[^\n]*$"
+    r"|^\s*(?:#|//|--|/\*|<!--|\{/\*)\s*[^\n]*(?:\.\.\.|…)[^\n]*$"
+)
+
+
+def is_elision(line: str) -> bool:
+    """True for a line that stands for unchanged lines: ``...`` or ``// ... existing code ...``."""
+    return bool(_ELISION.match(line))
+
+
+@dataclass
+class Candidate:
+    """A region of the file (``length`` lines from line index ``start``) and how search lines map into it."""
+
+    start: int
+    length: int
+    mapping: list[int | None]
+    strategy: str
+    score: float | None = None
+
+
+class FileView:
+    """A file's text with its lines and normalised variants, computed on first use."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = split_lines(text)
+        self._joined: dict[str, str] = {}
+        self._offsets: list[int] | None = None
+        self._style: IndentStyle | None = None
+        self._stripped: list[str] | None = None
+
+    @property
+    def offsets(self) -> list[int]:
+        if self._offsets is None:
+            self._offsets = line_offsets(self.lines)
+        return self._offsets
+
+    @property
+    def style(self) -> IndentStyle:
+        if self._style is None:
+            self._style = detect_style(self.lines)
+        return self._style
+
+    @property
+    def stripped(self) -> list[str]:
+        if self._stripped is None:
+            self._stripped = [line.strip() for line in self.lines]
+        return self._stripped
+
+    def find(self, name: str, norm: Callable[[str], str], search: list[str], limit: int = 200) -> list[int]:
+        """Line indexes where ``search`` occurs once both sides are normalised with ``norm``."""
+        joined = self._joined.get(name)
+        if joined is None:
+            joined = "\n".join(norm(line) for line in self.lines) + "\n"
+            self._joined[name] = joined
+        needle = "".join(norm(line) + "\n" for line in search)
+        return [joined.count("\n", 0, off) for off in find_all(joined, needle, limit)]
+
+
+def _rstrip(line: str) -> str:
+    return line.rstrip()
+
+
+def _strip(line: str) -> str:
+    return line.strip()
+
+
+def _lookalike(line: str) -> str:
+    return line.translate(LOOKALIKES).strip()
+
+
+def identity(n: int) -> list[int | None]:
+    return list(range(n))
+
+
+def whitespace(view: FileView, search: list[str], replace: list[str]) -> list[Candidate]:
+    """Trailing white space ignored."""
+    return [Candidate(i, len(search), identity(len(search)), "whitespace") for i in view.find("rstrip", _rstrip, search)]
+
+
+def _uniform_shift(view: FileView, search: list[str], replace: list[str], starts: list[int], strategy: str) -> list[Candidate]:
+    found = []
+    n = len(search)
+    for i in starts:
+        window = view.lines[i : i + n]
+        mapping = identity(n)
+        if Reindenter(search, replace, window, mapping, view.style).uniform(search, window, mapping):
+            found.append(Candidate(i, n, mapping, strategy))
+    return found
+
+
+def indentation(view: FileView, search: list[str], replace: list[str]) -> list[Candidate]:
+    """Every line shifted by the same number of levels, in either direction, spaces or tabs."""
+    return _uniform_shift(view, search, replace, view.find("strip", _strip, search), "indentation")
+
+
+def lookalikes(view: FileView, search: list[str], replace: list[str]) -> list[Candidate]:
+    """Curly quotes, dashes and unusual spaces read as their plain ASCII forms."""
+    if not any(line != line.translate(LOOKALIKES) for line in search) and not any(
+        line != line.translate(LOOKALIKES) for line in view.lines
+    ):
+        return []
+    return _uniform_shift(view, search, replace, view.find("lookalike", _lookalike, search), "unicode")
+
+
+TOLERANT = (whitespace, indentation)
+"""Strategies tried on the search text as written, and again with spurious blank lines dropped."""
+
+
+def trim_blank_lines(search: list[str], replace: list[str]) -> tuple[list[str], list[str]] | None:
+    """SEARCH without blank lines at its start and end, and REPLACE without the matching ones."""
+    lead = 0
+    while lead < len(search) and not search[lead].strip():
+        lead += 1
+    trail = 0
+    while trail < len(search) - lead and not search[len(search) - 1 - trail].strip():
+        trail += 1
+    if not lead and not trail or lead == len(search):
+        return None
+    r_lead = 0
+    while r_lead < min(lead, len(replace)) and not replace[r_lead].strip():
+        r_lead += 1
+    r_trail = 0
+    while r_trail < min(trail, len(replace) - r_lead) and not replace[len(replace) - 1 - r_trail].strip():
+        r_trail += 1
+    return search[lead : len(search) - trail], replace[r_lead : len(replace) - r_trail]
+
+
+@dataclass
+class ElisionPlan:
+    """Pieces of SEARCH between elision lines, each located once, in order, with their replacement."""
+
+    pieces: list[tuple[int, int, list[str], list[str]]] = field(default_factory=list)
+    """(file line index, line count, search piece, replacement piece)."""
+
+
+def split_elisions(lines: list[str]) -> list[list[str]] | None:
+    """The pieces between elision lines, or None when there is no elision line."""
+    if not any(is_elision(line) for line in lines):
+        return None
+    pieces: list[list[str]] = [[]]
+    for line in lines:
+        if is_elision(line):
+            pieces.append([])
+        else:
+            pieces[-1].append(line)
+    return pieces
