@@ -86,6 +86,13 @@ def main() -> None:
 @click.option("--git-add", is_flag=True, help="Stage the modified files with git.")
 @click.option("--continue-after-failure", is_flag=True, help="Keep applying blocks to a file after one of its blocks failed.")
 @click.option("--no-diff", is_flag=True, help="Do not print the diffs.")
+@click.option(
+    "--match",
+    "match_level",
+    type=click.Choice(["exact", "tolerant", "fuzzy"]),
+    default=None,
+    help="How tolerant locating edits is (default: fuzzy for SEARCH/REPLACE, exact for edit-v2/v3).",
+)
 def apply(
     reply: str,
     root: str,
@@ -95,6 +102,7 @@ def apply(
     git_add: bool,
     continue_after_failure: bool,
     no_diff: bool,
+    match_level: str | None,
 ) -> None:
     """Apply the edit blocks in REPLY (a file, or - for standard input) to files under --root.
 
@@ -113,7 +121,14 @@ def apply(
             err.print(f"warning: reply line {w.line}: {w.message}")
         raise UsageError("no edit blocks found in the reply")
     try:
-        result = apply_edits(parsed, root, dry_run=dry_run, git_add=git_add, continue_after_failure=continue_after_failure)
+        result = apply_edits(
+            parsed,
+            root,
+            dry_run=dry_run,
+            git_add=git_add,
+            continue_after_failure=continue_after_failure,
+            match=match_level,
+        )
     except WorkspaceError as exc:
         raise UsageError(str(exc)) from None
     if as_json:

@@ -202,8 +202,8 @@ class ApplyResult:
 
     @property
     def ok(self) -> bool:
-        """True when there was at least one block and every block applied."""
-        return bool(self.results) and all(r.status is EditStatus.APPLIED for r in self.results)
+        """True when there was at least one block and every block applied (or was already applied)."""
+        return bool(self.results) and all(r.status is EditStatus.APPLIED or r.already_applied for r in self.results)
 
     def feedback_message(self) -> str:
         """A message for the model: failed blocks with reasons and the actual lines to copy, and
