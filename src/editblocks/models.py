@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
+
+from .diffs import unified_diff
 
 PREVIEW_CHARS = 50
 
@@ -222,19 +223,3 @@ class ApplyResult:
             "shell_suggestions": list(self.shell_suggestions),
             "warnings": [{"line": w.line, "message": w.message} for w in self.warnings],
         }
-
-
-def unified_diff(before: str, after: str, path: str) -> str:
-    """A ``git diff``-style unified diff of one file."""
-    lines = difflib.unified_diff(
-        before.splitlines(keepends=True),
-        after.splitlines(keepends=True),
-        fromfile=f"a/{path}" if before else "/dev/null",
-        tofile=f"b/{path}",
-    )
-    out = []
-    for line in lines:
-        if not line.endswith("\n"):
-            line += "\n\\ No newline at end of file\n"
-        out.append(line)
-    return "".join(out)
