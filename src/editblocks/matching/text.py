@@ -12,18 +12,17 @@ MAX_LISTED = 12
 def find_all(text: str, needle: str, limit: int = 1000) -> list[int]:
     """Character offsets where the whole lines ``needle`` occur in ``text`` (overlaps included).
 
-    Uses the C string search on the text padded with a newline, so every hit starts at a line
-    start and ends at a line end without any per-line Python work.
+    Searches for the needle preceded by a newline with the C string search, so every hit starts
+    at a line start and ends at a line end without any per-line Python work or copying.
     """
     if not needle:
         return []
-    padded = "\n" + text
+    hits: list[int] = [0] if text.startswith(needle) else []
     target = "\n" + needle
-    hits: list[int] = []
-    pos = padded.find(target)
+    pos = text.find(target)
     while pos != -1 and len(hits) < limit:
-        hits.append(pos)
-        pos = padded.find(target, pos + 1)
+        hits.append(pos + 1)
+        pos = text.find(target, pos + 1)
     return hits
 
 
@@ -35,9 +34,25 @@ def find_lines(lines: list[str], needle: list[str], limit: int = 1000) -> list[i
     return [text.count("\n", 0, off) for off in find_all(text, "\n".join(needle) + "\n", limit)]
 
 
+_known_line: tuple[str, int, int] | None = None
+
+
 def line_of(text: str, offset: int) -> int:
-    """1-based line number of character ``offset``."""
+    """1-based line number of character ``offset``.
+
+    Counting starts from the last position remembered for this very text (see
+    :func:`remember_line`), so walking a large file top to bottom costs one pass, not one per edit.
+    """
+    known = _known_line
+    if known is not None and known[0] is text and known[1] <= offset:
+        return known[2] + text.count("\n", known[1], offset)
     return text.count("\n", 0, offset) + 1
+
+
+def remember_line(text: str, offset: int, line: int) -> None:
+    """Record that character ``offset`` of ``text`` starts line ``line`` (1-based)."""
+    global _known_line
+    _known_line = (text, offset, line)
 
 
 def format_lines(lines: list[int]) -> str:
