@@ -3,21 +3,29 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 from .formats import EXACT_FORMATS
 from .matching import LEVELS, Match, locate
+from .matching.text import remember_line
 from .models import ApplyResult, EditBlock, EditResult, EditStatus, ParsedResponse, ParseWarning
 from .parsing import parse_response
+from .drift import DriftCheck, occurrences
+from .lock import DEFAULT_LOCK_TIMEOUT, RootLock
 from .workspace import (
+    DEFAULT_MAX_FILE_BYTES,
+    DEFAULT_MAX_REPLY_BYTES,
     BinaryFileError,
     FileMissingError,
     PathError,
     TextFile,
     Workspace,
     WorkspaceError,
+    check_reply_size,
 )
+from .writing import Change, commit
 
 SKIP_AFTER_FAILURE = "previous edit to this file failed"
 ALREADY_APPLIED = "already applied"
@@ -47,6 +55,49 @@ class _FileState:
         return self.text
 
 
+def _review_drift(
+    res: EditResult,
+    block: EditBlock,
+    states: dict[str, _FileState],
+    snapshot: dict[str, tuple[str, bool]],
+    drift: DriftCheck,
+    refuse: bool,
+) -> None:
+    """An applied block to a file that changed since the model saw it: keep it only where certain.
+
+    Certain means the block's text occurs exactly once in the file as it was before the block.
+    Otherwise, or when drift is refused, the block is taken back and fails with the reason.
+    """
+    path = res.file_path
+    state = states.get(path)
+    if res.status is EditStatus.SKIPPED or state is None:
+        return
+    why = drift.drift(path, state.file if state.existed else None)
+    if why is None:
+        return
+    if res.status is EditStatus.FAILED:
+        res.notes.append(f"{path} had changed since the model saw it ({why})")
+        return
+    before = snapshot.get(path)
+    text_before = before[0] if before is not None else _FileState.load(state.file, state.existed).text
+    if refuse:
+        reason = f"{path} has changed since the model saw it ({why}); refused (refuse drift)"
+    elif not block.is_create and occurrences(text_before, block.search_text) != 1:
+        reason = (
+            f"{path} has changed since the model saw it ({why}), and the block's text does not occur "
+            "exactly once in the file as it is now, so where it goes is not certain"
+        )
+    else:
+        res.notes.append(f"{path} had changed since the model saw it ({why}); the block's text occurs exactly once there")
+        return
+    if before is None:
+        del states[path]
+    else:
+        state.text, state.final_newline = before
+    res.status = EditStatus.FAILED
+    res.reason = reason
+
+
 class _Failure(Exception):
     def __init__(self, reason: str, line: int | None = None) -> None:
         super().__init__(reason)
@@ -63,6 +114,13 @@ def apply_edits(
     git_add: bool = False,
     continue_after_failure: bool = False,
     match: str | None = None,
+    atomic: bool = False,
+    base: Mapping[str, str | bytes | None] | None = None,
+    refuse_drift: bool = False,
+    journal: bool = True,
+    max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
 ) -> ApplyResult:
     """Apply the edit blocks of a reply to the files under ``root``.
 
@@ -75,16 +133,61 @@ def apply_edits(
     ``match`` is the matching level, ``"exact"``, ``"tolerant"`` or ``"fuzzy"``; by default
     ``fuzzy`` for SEARCH/REPLACE formats and ``exact`` for ``edit-v2``/``edit-v3``, whose
     formats require exact matching.
+
+    Files are never damaged: each keeps its encoding, byte order mark, every untouched line's
+    own line ending and its final-newline state; a file is written only if it still holds what
+    was read, and atomically (entirely old or entirely new after a crash). With ``atomic``
+    nothing is written unless every block applied. Every apply that writes is recorded in the
+    undo journal under ``root/.editblocks/`` (see :func:`editblocks.undo`) unless
+    ``journal=False``. Applies under one root take turns on a lock (waiting up to
+    ``lock_timeout`` seconds); a dry run takes no lock.
+
+    ``base`` maps paths to what the model saw (text, bytes, None for absent, or a SHA-256; see
+    :mod:`editblocks.drift`). A block for a file that has changed since then applies only where
+    its text occurs exactly once, with a note saying so; with ``refuse_drift`` it fails.
+
+    A reply over ``max_reply_bytes`` raises :class:`~editblocks.workspace.TooLargeError`; a file
+    over ``max_file_bytes`` fails its blocks.
     """
     if match is not None and match not in LEVELS:
         raise ValueError(f"unknown match level {match!r}; use one of {', '.join(LEVELS)}")
     if isinstance(source, str):
+        check_reply_size(source, max_reply_bytes)
         parsed = parse_response(source, format)
     elif isinstance(source, ParsedResponse):
         parsed = source
     else:
         parsed = ParsedResponse(blocks=list(source), format=format)
-    workspace = Workspace(root)
+    workspace = Workspace(root, max_file_bytes=max_file_bytes)
+    drift = DriftCheck(base, workspace) if base is not None else None
+    with nullcontext() if dry_run else RootLock(workspace.root, timeout=lock_timeout):
+        return _apply(
+            parsed,
+            workspace,
+            dry_run=dry_run,
+            git_add=git_add,
+            continue_after_failure=continue_after_failure,
+            match=match,
+            atomic=atomic,
+            drift=drift,
+            refuse_drift=refuse_drift,
+            journal=journal,
+        )
+
+
+def _apply(
+    parsed: ParsedResponse,
+    workspace: Workspace,
+    *,
+    dry_run: bool,
+    git_add: bool,
+    continue_after_failure: bool,
+    match: str | None,
+    atomic: bool,
+    drift: DriftCheck | None,
+    refuse_drift: bool,
+    journal: bool,
+) -> ApplyResult:
     result = ApplyResult(
         shell_suggestions=list(parsed.shell_suggestions),
         warnings=list(parsed.warnings),
@@ -96,30 +199,25 @@ def apply_edits(
     owners: dict[str, list[EditResult]] = {}
 
     for block in parsed.blocks:
+        snapshot = {p: (s.text, s.final_newline) for p, s in states.items()} if drift is not None else {}
         res = _apply_block(block, workspace, states, failed_files, continue_after_failure, match)
+        if drift is not None:
+            _review_drift(res, block, states, snapshot, drift, refuse_drift)
         result.results.append(res)
         if res.status is EditStatus.FAILED:
             failed_files.add(res.file_path)
         elif res.status is EditStatus.APPLIED:
             owners.setdefault(res.file_path, []).append(res)
 
+    changes: list[Change] = []
     for path, state in states.items():
         new_text = state.result_text()
         if new_text == state.original and state.existed:
             continue
         if not state.existed and path not in owners:
             continue
-        if not dry_run:
-            try:
-                workspace.write(state.file, new_text)
-            except OSError as exc:
-                for res in owners.get(path, []):
-                    res.status = EditStatus.FAILED
-                    res.reason = f"could not write {path}: {exc.strerror or exc}"
-                continue
-        result.files_modified.append(path)
-        result.before[path] = state.original if state.existed else ""
-        result.after[path] = new_text
+        changes.append(Change(path, state.file, state.existed, state.original, new_text, owners.get(path, [])))
+    commit(workspace, changes, result, atomic=atomic, dry_run=dry_run, journal=journal)
 
     if git_add and not dry_run and result.files_modified:
         error = workspace.git_add(result.files_modified)
@@ -193,7 +291,10 @@ def _apply_block(
 
 def _splice(state: _FileState, match: Match) -> None:
     touches_end = match.end >= len(state.text)
-    state.text = state.text[: match.start] + match.replacement + state.text[match.end :]
+    text = state.text
+    state.text = "".join((text[: match.start], match.replacement, text[match.end :]))
+    # The text before the edit is unchanged: later line numbers can be counted from here.
+    remember_line(state.text, match.start, match.line)
     if touches_end:
         # The edit changed the last line: the file ends with a newline from now on.
         state.final_newline = True
@@ -207,7 +308,9 @@ def _resolve(block: EditBlock, workspace: Workspace, states: dict[str, _FileStat
         raise _Failure(str(exc)) from None
     if rel in states or full.exists() or block.is_create:
         return rel, None
-    candidates = workspace.similar_paths(rel)
+    # By file name alone only when the model dropped leading folders, never when it named others.
+    lowered = rel.lower()
+    candidates = [c for c in workspace.similar_paths(rel) if c.lower() == lowered or c.lower().endswith("/" + lowered)]
     if len(candidates) == 1:
         return candidates[0], block.file_path
     if len(candidates) > 1:

@@ -15,6 +15,9 @@ from rich.console import Console
 
 from . import __version__
 from .apply import apply_edits
+from .drift import base_from_folder
+from .journal import history as undo_history
+from .journal import undo as undo_last
 from .formats import FORMATS
 from .parsing import parse_response
 from .terminal import print_apply_result, print_parsed
@@ -35,12 +38,12 @@ def _stdout() -> Console:
     return Console(highlight=False)
 
 
-def _read_reply(reply: str) -> str:
+def _read_reply(reply: str, limit: int = MAX_REPLY_BYTES) -> str:
     """The reply text from a file or ``-`` (stdin), refusing empty, binary and huge input."""
     if reply == "-":
         if sys.stdin is None or sys.stdin.isatty():
             raise UsageError("no reply given: pass a reply file, or pipe the reply into 'editblocks apply -'")
-        data = sys.stdin.buffer.read(MAX_REPLY_BYTES + 1)
+        data = sys.stdin.buffer.read(limit + 1)
         name = "standard input"
     else:
         path = Path(reply)
@@ -48,12 +51,12 @@ def _read_reply(reply: str) -> str:
             raise UsageError(f"reply file not found: {reply}")
         if not path.is_file():
             raise UsageError(f"reply is not a file: {reply}")
-        if path.stat().st_size > MAX_REPLY_BYTES:
-            raise UsageError(f"reply file is larger than {MAX_REPLY_BYTES // (1024 * 1024)} MB: {reply}")
+        if path.stat().st_size > limit:
+            raise UsageError(f"reply file is larger than {limit / (1024 * 1024):g} MB (the limit; see --max-reply-mb): {reply}")
         data = path.read_bytes()
         name = reply
-    if len(data) > MAX_REPLY_BYTES:
-        raise UsageError(f"reply is larger than {MAX_REPLY_BYTES // (1024 * 1024)} MB")
+    if len(data) > limit:
+        raise UsageError(f"reply is larger than {limit / (1024 * 1024):g} MB (the limit; see --max-reply-mb)")
     if b"\x00" in data:
         raise UsageError(f"reply in {name} is binary data, not text")
     text = data.decode("utf-8", errors="replace")
@@ -93,6 +96,17 @@ def main() -> None:
     default=None,
     help="How tolerant locating edits is (default: fuzzy for SEARCH/REPLACE, exact for edit-v2/v3).",
 )
+@click.option("--atomic", is_flag=True, help="All or nothing: write no file unless every block applies.")
+@click.option(
+    "--base-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder with the files as the model saw them; blocks for files that changed since apply only where certain, with a note.",
+)
+@click.option("--refuse-drift", is_flag=True, help="With --base-dir: fail the blocks of files that changed since the model saw them.")
+@click.option("--max-reply-mb", type=click.FloatRange(min=0, min_open=True), default=50, show_default=True, help="Refuse larger replies.")
+@click.option("--max-file-mb", type=click.FloatRange(min=0, min_open=True), default=20, show_default=True, help="Refuse to edit larger files.")
+@click.option("--review", is_flag=True, help="Instead of applying, serve this reply on the review page (a piped reply is shown as it arrives); needs editblocks[web].")
 def apply(
     reply: str,
     root: str,
@@ -103,6 +117,12 @@ def apply(
     continue_after_failure: bool,
     no_diff: bool,
     match_level: str | None,
+    atomic: bool,
+    base_dir: str | None,
+    refuse_drift: bool,
+    max_reply_mb: float,
+    max_file_mb: float,
+    review: bool,
 ) -> None:
     """Apply the edit blocks in REPLY (a file, or - for standard input) to files under --root.
 
@@ -111,7 +131,14 @@ def apply(
     """
     if not Path(root).is_dir():
         raise UsageError(f"root folder not found: {root}")
-    text = _read_reply(reply)
+    if review:
+        _serve_review(root, reply, None, None, fmt, match_level, continue_after_failure, git_add, None)
+        return
+    if refuse_drift and base_dir is None:
+        raise UsageError("--refuse-drift needs --base-dir (the files as the model saw them)")
+    if base_dir is not None and not Path(base_dir).is_dir():
+        raise UsageError(f"base folder not found: {base_dir}")
+    text = _read_reply(reply, int(max_reply_mb * 1024 * 1024))
     parsed = parse_response(text, fmt)
     if not parsed.blocks:
         if as_json:
@@ -128,6 +155,11 @@ def apply(
             git_add=git_add,
             continue_after_failure=continue_after_failure,
             match=match_level,
+            atomic=atomic,
+            base=None if base_dir is None else base_from_folder(base_dir, [b.file_path for b in parsed.blocks]),
+            refuse_drift=refuse_drift,
+            max_reply_bytes=int(max_reply_mb * 1024 * 1024),
+            max_file_bytes=int(max_file_mb * 1024 * 1024),
         )
     except WorkspaceError as exc:
         raise UsageError(str(exc)) from None
@@ -186,10 +218,167 @@ def check(reply: str, fmt: str | None, as_json: bool) -> None:
 @main.command()
 def formats() -> None:
     """List the edit formats editblocks reads."""
-    console = _stdout()
     width = max(len(n) for n in FORMATS)
     for name, fmt in FORMATS.items():
-        console.print(f"[bold]{name.ljust(width)}[/]  {fmt.description}", highlight=False)
+        click.echo(f"{click.style(name.ljust(width), bold=True)}  {fmt.description}")
+
+
+@main.command()
+@click.option("--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder the edits were applied under.")
+@click.option("--list", "as_list", is_flag=True, help="Show the recorded applies, newest first, instead of undoing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
+def undo(root: str, as_list: bool, as_json: bool) -> None:
+    """Restore the files of the last apply under --root; files it created are deleted.
+
+    Refuses, restoring nothing, when a file changed since that apply wrote it. Run it again to
+    undo the apply before. Exit status: 0 when restored, 1 when refused or nothing to undo,
+    2 for a usage error.
+    """
+    if not Path(root).is_dir():
+        raise UsageError(f"root folder not found: {root}")
+    console = _stdout()
+    if as_list:
+        entries = undo_history(root)
+        if as_json:
+            click.echo(json.dumps([e.to_dict() for e in entries], indent=2))
+        elif not entries:
+            console.print("no apply has been recorded under this root", highlight=False, markup=False)
+        for entry in [] if as_json else entries:
+            console.print(entry.describe(), highlight=False, markup=False)
+        return
+    try:
+        done = undo_last(root)
+    except WorkspaceError as exc:
+        if as_json:
+            click.echo(json.dumps({"undone": None, "error": str(exc)}, indent=2))
+        Console(stderr=True, highlight=False).print(f"error: {exc}", markup=False)
+        sys.exit(EXIT_FAILED)
+    if as_json:
+        click.echo(json.dumps({"undone": done.entry.id, "restored": done.restored, "deleted": done.deleted, "unchanged": done.unchanged}, indent=2))
+        return
+    console.print(f"undid apply #{done.entry.id} of {done.entry.time}", highlight=False, markup=False)
+    for path in done.restored:
+        console.print(f"  restored {path}", highlight=False, markup=False)
+    for path in done.deleted:
+        console.print(f"  deleted  {path} (the apply created it)", highlight=False, markup=False)
+    for path in done.unchanged:
+        console.print(f"  already as before: {path}", highlight=False, markup=False)
+
+
+@main.command()
+@click.argument("reply", required=False)
+@click.option("--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder the edits apply under.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on; keep the default so only this machine can reach the page.")
+@click.option("--port", type=click.IntRange(0, 65535), default=None, help="Port to listen on (default 8765, or a free port when it is busy; 0: any free port).")
+@_format_option
+@click.option(
+    "--match",
+    "match_level",
+    type=click.Choice(["exact", "tolerant", "fuzzy"]),
+    default=None,
+    help="How tolerant locating edits is (default: fuzzy for SEARCH/REPLACE, exact for edit-v2/v3).",
+)
+@click.option("--open/--no-open", "open_browser", default=False, help="Open the page in a browser.")
+def serve(reply: str | None, root: str, host: str, port: int | None, fmt: str | None, match_level: str | None, open_browser: bool) -> None:
+    """Review edits in the browser: a local page to paste a reply into, see every block's status
+    and diff, and apply, cancel or undo.
+
+    REPLY (a file, or - for standard input, shown as it arrives) is opened on the page at once.
+    Needs the web extra: pip install 'editblocks[web]'.
+    """
+    if not Path(root).is_dir():
+        raise UsageError(f"root folder not found: {root}")
+    _serve_review(root, reply, host, port, fmt, match_level, False, False, open_browser)
+
+
+def _serve_review(
+    root: str,
+    reply: str | None,
+    host: str | None,
+    port: int | None,
+    fmt: str | None,
+    match_level: str | None,
+    continue_after_failure: bool,
+    git_add: bool,
+    open_browser: bool | None,
+) -> None:
+    """Run the review page (``serve`` and ``apply --review``) until Ctrl-C."""
+    from .web import missing_dependency
+
+    problem = missing_dependency()
+    if problem:
+        raise UsageError(problem)
+    from .web.server import run_review
+
+    stream = None
+    text = None
+    if reply == "-":
+        if sys.stdin is None or sys.stdin.isatty():
+            raise UsageError("no reply given: pipe the reply in, e.g. 'editblocks apply --review - < reply.md'")
+        stream = sys.stdin.buffer
+    elif reply is not None:
+        text = _read_reply(reply)
+    try:
+        run_review(
+            root,
+            reply_text=text,
+            reply_stream=stream,
+            host=host or "127.0.0.1",
+            port=port,
+            format=fmt,
+            match=match_level,
+            continue_after_failure=continue_after_failure,
+            git_add=git_add,
+            browser=open_browser,
+            echo=lambda line: click.echo(line, err=False),
+        )
+    except OSError as exc:
+        raise UsageError(f"cannot start the review page on {host or '127.0.0.1'}:{port}: {exc.strerror or exc}") from None
+
+
+@main.command()
+@click.argument("files", nargs=-1)
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="diff", show_default=True, help="Edit format the prompt asks for.")
+@click.option("--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder FILES are read under.")
+@click.option("--read-only", "read_only", multiple=True, metavar="FILE", help="A file the model may read but not edit (repeatable).")
+@click.option("--messages", "as_messages", is_flag=True, help="Print the whole message list as JSON instead of the system prompt.")
+@click.option("--request", default="", help="The request that ends the messages; - reads it from standard input.")
+def prompt(files: tuple[str, ...], fmt: str, root: str, read_only: tuple[str, ...], as_messages: bool, request: str) -> None:
+    """Print the system prompt for --format, or with --messages the chat messages for a request.
+
+    FILES, relative to --root, are the files the model may edit: the messages carry their full
+    contents, and the fence the prompt asks for is longer than any fence inside them.
+    """
+    from .prompts import build_messages
+
+    if not Path(root).is_dir():
+        raise UsageError(f"root folder not found: {root}")
+
+    def under_root(path: str) -> str:
+        # An absolute path inside the root is accepted and shown relative to it.
+        if not Path(path).is_absolute():
+            return path
+        try:
+            return Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
+        except ValueError:
+            raise UsageError(f"{path} is not inside the root folder {root}") from None
+
+    if request == "-":
+        request = sys.stdin.read()
+    try:
+        messages = build_messages(
+            fmt,
+            request,
+            files=[under_root(f) for f in files],
+            read_only=[under_root(f) for f in read_only],
+            root=root,
+        )
+    except (WorkspaceError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    if as_messages:
+        click.echo(json.dumps(messages, indent=2, ensure_ascii=False))
+    else:
+        click.echo(messages[0]["content"], nl=False)
 
 
 @main.command()

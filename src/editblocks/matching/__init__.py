@@ -79,7 +79,7 @@ def locate(
         if _contains_applied(text, search, replace, start):
             return Match(start, start + len(search), search, "exact", line, already_applied=True)
         return Match(start, start + len(search), replace, "exact", line)
-    view = FileView(text)
+    view = FileView.of(text)
     if len(hits) > 1:
         return diagnosis.ambiguous(view, [line_of(text, h) - 1 for h in hits], 0, "exact")
     s_lines, r_lines = split_lines(search), split_lines(replace)
@@ -87,7 +87,7 @@ def locate(
         found = _tolerant(view, s_lines, r_lines, replace)
         if found is not None:
             return found
-    applied = _applied_elsewhere(text, search, replace)
+    applied = _applied_elsewhere(text, search, replace, view if level != "exact" else None)
     if applied is not None:
         return applied
     if level == "fuzzy":
@@ -111,26 +111,43 @@ def _contains_applied(text: str, search: str, replace: str, start: int) -> bool:
         before = "".join(line + "\n" for line in r_lines[:offset])
         after = "".join(line + "\n" for line in r_lines[offset + len(s_lines) :])
         end = start + len(search)
-        if text.startswith(after, end) and start >= len(before) and text[start - len(before) : start] == before:
+        begin = start - len(before)
+        line_start = begin == 0 or (begin > 0 and text[begin - 1] == "\n")
+        if text.startswith(after, end) and begin >= 0 and line_start and text[begin:start] == before:
             return True
     return False
 
 
-def _applied_elsewhere(text: str, search: str, replace: str) -> Match | None:
-    """SEARCH is absent but REPLACE occurs exactly once: the edit was applied before."""
+def _applied_elsewhere(text: str, search: str, replace: str, view: FileView | None = None) -> Match | None:
+    """SEARCH is absent but REPLACE occurs exactly once: the edit was applied before.
+
+    With a ``view``, REPLACE also counts when it occurs once up to white space and indentation
+    (an edit applied before through a tolerant strategy).
+    """
     if not replace.strip() or replace == search:
         return None
     hits = find_all(text, replace, limit=2)
-    if len(hits) != 1:
+    if len(hits) == 1:
+        start = hits[0]
+        return Match(start, start + len(replace), replace, "exact", line_of(text, start), already_applied=True)
+    if hits or view is None:
         return None
-    start = hits[0]
-    return Match(start, start + len(replace), replace, "exact", line_of(text, start), already_applied=True)
+    r_lines = split_lines(replace)
+    for strategy in (whitespace, indentation):
+        cands = strategy(view, r_lines, r_lines)
+        if len(cands) == 1:
+            c = cands[0]
+            start, end = view.offsets[c.start], view.offsets[c.start + c.length]
+            return Match(start, end, text[start:end], c.strategy, c.start + 1, already_applied=True)
+        if cands:
+            return None
+    return None
 
 
-def _build(view: FileView, cand: Candidate, search: list[str], replace: list[str]) -> Match | MatchFailure:
+def _build(view: FileView, cand: Candidate, search: list[str], replace: list[str], strict: bool = False) -> Match | MatchFailure:
     window = view.lines[cand.start : cand.start + cand.length]
     try:
-        new_lines = apply_delta(search, replace, window, cand.mapping, view.style)
+        new_lines = apply_delta(search, replace, window, cand.mapping, view.style, strict=strict)
     except DeltaError as exc:
         return MatchFailure(f"found a likely location at line {cand.start + 1} ({cand.strategy}), but {exc}", "not_found", cand.start + 1)
     start = view.offsets[cand.start]
@@ -260,5 +277,25 @@ def _fuzzy(view: FileView, search: list[str], replace: list[str]) -> Match | Mat
                 "not_found",
                 best.start + 1,
             )
+    already = _new_lines_present(search, replace, window, mapping)
+    if already is not None:
+        return MatchFailure(
+            f"the closest region (line {best.start + 1}, {best.score:.0%} similar) already contains "
+            f"{already.strip()[:60]!r}, a line this edit adds; part of the change seems applied already. "
+            "Copy the current lines exactly into SEARCH",
+            "not_found",
+            best.start + 1,
+        )
     cand = Candidate(best.start, best.length, mapping, "fuzzy", best.score)
-    return _build(view, cand, search, replace)
+    return _build(view, cand, search, replace, strict=True)
+
+
+def _new_lines_present(search: list[str], replace: list[str], window: list[str], mapping: list[int | None]) -> str | None:
+    """A line the edit adds that the region already has outside the lines SEARCH stands for."""
+    s_set = {s.strip() for s in search}
+    added = {r.strip() for r in replace if r.strip() and r.strip() not in s_set}
+    mapped = {w for w in mapping if w is not None}
+    for w, line in enumerate(window):
+        if w not in mapped and line.strip() in added:
+            return line
+    return None

@@ -57,20 +57,49 @@ class Reindenter:
                 return False
         return True
 
-    def shift_near(self, index: int) -> int:
-        """The level shift of the matched search line nearest to search line ``index``."""
+    def reference(self, index: int) -> int | None:
+        """The matched, non-blank search line nearest to search line ``index``."""
         if not self._known:
-            return 0
-        best = min(self._known, key=lambda k: (abs(k - index), k))
-        return self.shift[best]
+            return None
+        return min(self._known, key=lambda k: (abs(k - index), k))
 
-    def apply(self, line: str, shift: int) -> str:
+    def apply(self, line: str, ref: int | None, search: Sequence[str], window: Sequence[str], mapping: Sequence[int | None]) -> str:
+        """``line`` re-indented as its reference search line was moved onto its file line."""
         if self.identical:
             return line
         if not line.strip():
             return ""
-        levels, extra = self.model_style.level(indent_of(line))
-        return self.file_style.make(levels + shift, extra) + line.lstrip(" \t")
+        body = line.lstrip(" \t")
+        if ref is None:
+            return line
+        w = mapping[ref]
+        assert w is not None
+        s_ind, w_ind, r_ind = indent_of(search[ref]), indent_of(window[w]), indent_of(line)
+        if r_ind == s_ind:
+            return w_ind + body
+        if "\t" not in s_ind + r_ind + w_ind:
+            # Spaces on both sides: keep the line's offset from its reference, in columns.
+            return " " * max(len(w_ind) + len(r_ind) - len(s_ind), 0) + body
+        ls, es = self.model_style.level(s_ind)
+        lw, ew = self.file_style.level(w_ind)
+        lr, er = self.model_style.level(r_ind)
+        return self.file_style.make(lw + lr - ls, max(ew + er - es, 0)) + body
+
+
+def _certain_place(i1: int, i2: int, mapping: Sequence[int | None], search: Sequence[str]) -> bool:
+    """True when the search lines around ``i1:i2`` map to adjacent file lines, with no file lines
+    or unmatched search lines between them and the changed lines."""
+    prev = next((k for k in range(i1 - 1, -1, -1) if mapping[k] is not None), None)
+    nxt = next((k for k in range(i2, len(mapping)) if mapping[k] is not None), None)
+    inside = [mapping[k] for k in range(i1, i2) if mapping[k] is not None]
+    for k in range((prev + 1) if prev is not None else 0, i1):
+        if search[k].strip():
+            return False
+    for k in range(i2, nxt if nxt is not None else len(mapping)):
+        if search[k].strip():
+            return False
+    points = [p for p in ([mapping[prev]] if prev is not None else []) + inside + ([mapping[nxt]] if nxt is not None else []) if p is not None]
+    return all(b - a == 1 for a, b in zip(points, points[1:]))
 
 
 class DeltaError(ValueError):
@@ -83,12 +112,16 @@ def apply_delta(
     window: Sequence[str],
     mapping: Sequence[int | None],
     file_style: IndentStyle,
+    *,
+    strict: bool = False,
 ) -> list[str]:
     """The new lines for ``window``: ``search`` → ``replace`` changes carried onto the file's lines.
 
     ``mapping[i]`` is the index in ``window`` of search line ``i`` (None when the file has no
     counterpart). Window lines that no search line maps to are kept. A search line the model
-    deletes or replaces must have a counterpart, or the delta is refused.
+    deletes or replaces must have a counterpart, or the delta is refused. With ``strict`` (for
+    similarity matches), new lines must also have a certain place: not beside file lines or
+    search lines that have no counterpart on the other side.
     """
     reindent = Reindenter(search, replace, window, mapping, file_style)
     out: list[str] = []
@@ -102,6 +135,12 @@ def apply_delta(
                     out.extend(window[w_pos : w + 1])
                     w_pos = w + 1
             continue
+        if strict and tag in ("insert", "replace") and not _certain_place(i1, i2, mapping, search):
+            line = replace[j1].strip()[:60] if j2 > j1 else ""
+            raise DeltaError(
+                f"where to put {line!r} is uncertain: the file has lines there that SEARCH does not show, or SEARCH "
+                "has lines the file does not have"
+            )
         if tag in ("delete", "replace"):
             for k in range(i1, i2):
                 w = mapping[k]
@@ -111,8 +150,11 @@ def apply_delta(
                     continue
                 out.extend(window[w_pos:w])
                 w_pos = w + 1
-        anchor = i1 if tag != "insert" else max(i1 - 1, 0)
-        shift = reindent.shift_near(anchor)
-        out.extend(reindent.apply(line, shift) for line in replace[j1:j2])
+        for t, line in enumerate(replace[j1:j2]):
+            if tag == "replace" and i1 + t < i2 and mapping[i1 + t] is not None and search[i1 + t].strip():
+                ref: int | None = i1 + t
+            else:
+                ref = reindent.reference(i1 + min(t, i2 - i1 - 1) if tag == "replace" else max(i1 - 1, 0))
+            out.append(reindent.apply(line, ref, search, window, mapping))
     out.extend(window[w_pos:])
     return out

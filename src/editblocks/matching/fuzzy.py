@@ -17,6 +17,8 @@ from .strategies import Candidate, FileView
 MAX_STARTS = 40
 LENGTH_SLACK = 2
 MAX_HITS_PER_LINE = 200
+PAIR_SIMILARITY = 50
+"""Least similarity (percent) for a changed search line to be paired with a file line."""
 
 
 def _index(view: FileView) -> dict[str, list[int]]:
@@ -106,6 +108,8 @@ def map_lines(search: list[str], window: list[str]) -> list[int | None]:
                 pick = max(range(len(rest)), key=lambda k: (fuzz.ratio(s[i], rest[k]), -k))
                 if len(rest) - pick < i2 - i:
                     pick = 0
+                if fuzz.ratio(s[i], rest[pick]) < PAIR_SIMILARITY:
+                    continue
                 mapping[i] = j + pick
                 j = j + pick + 1
     return mapping

@@ -23,6 +23,8 @@ LOOKALIKES = str.maketrans(
     }
 )
 
+_LOOKALIKE_CHARS = re.compile("[" + "".join(chr(c) for c in LOOKALIKES) + "]")
+
 _ELISION = re.compile(
     r"^\s*(?:(?:#|//|--|;|/\*|<!--|\{/\*|\*)\s*)?(?:\.\.\.|…)[^\n]*$"
     r"|^\s*(?:#|//|--|/\*|<!--|\{/\*)\s*[^\n]*(?:\.\.\.|…)[^\n]*$"
@@ -46,7 +48,22 @@ class Candidate:
 
 
 class FileView:
-    """A file's text with its lines and normalised variants, computed on first use."""
+    """A file's text with its lines and normalised variants, computed on first use.
+
+    :meth:`of` reuses the view of the same text object, so blocks that leave a file unchanged
+    (failed or already applied) do not pay for the file's preparation again.
+    """
+
+    _last: FileView | None = None
+
+    @classmethod
+    def of(cls, text: str) -> FileView:
+        last = cls._last
+        if last is not None and last.text is text:
+            return last
+        view = cls(text)
+        cls._last = view
+        return view
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -123,9 +140,7 @@ def indentation(view: FileView, search: list[str], replace: list[str]) -> list[C
 
 def lookalikes(view: FileView, search: list[str], replace: list[str]) -> list[Candidate]:
     """Curly quotes, dashes and unusual spaces read as their plain ASCII forms."""
-    if not any(line != line.translate(LOOKALIKES) for line in search) and not any(
-        line != line.translate(LOOKALIKES) for line in view.lines
-    ):
+    if not _LOOKALIKE_CHARS.search(view.text) and not any(_LOOKALIKE_CHARS.search(line) for line in search):
         return []
     return _uniform_shift(view, search, replace, view.find("lookalike", _lookalike, search), "unicode")
 
