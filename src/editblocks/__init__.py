@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from .apply import apply_edits
 from .formats import FORMATS, EditFormat, get_format
+from .journal import JournalEntry, UndoError, UndoResult, undo
+from .journal import history as undo_history
 from .models import (
     ApplyResult,
     EditBlock,
@@ -18,6 +20,17 @@ from .models import (
     ParseWarning,
 )
 from .parsing import parse_response
+from .prompts import build_messages
+from .streaming import (
+    BlockAbandoned,
+    BlockCompleted,
+    BlockProgress,
+    BlockStarted,
+    ParseWarningEvent,
+    ShellSuggestion,
+    StreamParser,
+    stream_events,
+)
 
 __version__ = "0.1.0"
 
@@ -28,9 +41,27 @@ __all__ = [
     "EditFormat",
     "EditResult",
     "EditStatus",
+    "JournalEntry",
     "ParseWarning",
     "ParsedResponse",
+    "UndoError",
+    "UndoResult",
     "apply_edits",
     "get_format",
     "parse_response",
+    "undo",
+    "undo_history",
+]
+
+# Prompts for a model, and parsing a reply while it arrives.
+__all__ += [
+    "build_messages",
+    "BlockAbandoned",
+    "BlockCompleted",
+    "BlockProgress",
+    "BlockStarted",
+    "ParseWarningEvent",
+    "ShellSuggestion",
+    "StreamParser",
+    "stream_events",
 ]

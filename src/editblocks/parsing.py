@@ -1,13 +1,20 @@
-"""Turning a reply into blocks: one format, or every format block by block."""
+"""Turning a reply into blocks: one format, or every format block by block.
+
+:class:`ReplyReader` does the work one line at a time, so the same code reads a finished reply
+(:func:`parse_response`) and a reply that is still arriving (:class:`editblocks.StreamParser`).
+"""
 
 from __future__ import annotations
 
 import bisect
+import heapq
 import re
-from collections import Counter
-from collections.abc import Sequence
+from collections import Counter, deque
+from collections.abc import Iterable, Sequence
+from operator import attrgetter
 
 from .formats import detect_format, family_formats, get_format
+from .formats.base import LineParser, OpenBlock
 from .formats.common import parse_fence
 from .formats.search_replace import REPLACE, SEARCH
 from .models import EditBlock, ParsedResponse, ParseWarning
@@ -39,42 +46,359 @@ def parse_response(text: str, format: str | None = None) -> ParsedResponse:
 
 def parse_lines(lines: Sequence[str], format: str | None = None) -> ParsedResponse:
     """:func:`parse_response` on a reply already split into lines."""
-    formats = [get_format(format)] if format else family_formats()
-    candidates: list[EditBlock] = []
-    warnings: list[ParseWarning] = []
-    for fmt in formats:
-        blocks, warns = fmt.parse_lines(lines)
-        candidates.extend(blocks)
-        warnings.extend(warns)
-    blocks = _non_overlapping(candidates)
-    spans = _Spans(blocks)
-    warnings = [w for w in warnings if not spans.contains(w.line)]
-    warnings.extend(_marker_balance(lines, spans))
-    warnings.sort(key=lambda w: w.line)
-    if format:
-        name: str | None = format
-    elif blocks:
-        name = Counter(b.format for b in blocks).most_common(1)[0][0]
-    else:
-        name = detect_format("\n".join(lines))
-    return ParsedResponse(
-        blocks=blocks,
-        warnings=warnings,
-        shell_suggestions=shell_suggestions(lines, spans),
-        format=name,
-    )
+    reader = ReplyReader(format)
+    feed = reader.feed_line
+    for line in lines:
+        feed(line)
+    reader.close()
+    parsed = reader.response()
+    if parsed.format is None:
+        parsed.format = detect_format("\n".join(lines))
+    return parsed
 
 
-def _non_overlapping(candidates: list[EditBlock]) -> list[EditBlock]:
-    """Blocks in reply order; where two formats claim overlapping lines, the earlier block wins."""
-    candidates.sort(key=lambda b: (b.line_number, -b.end_line))
-    kept: list[EditBlock] = []
-    last_end = 0
-    for block in candidates:
-        if block.line_number > last_end:
-            kept.append(block)
-            last_end = block.end_line
-    return kept
+class _Family:
+    """One format family's parser inside a :class:`ReplyReader`, and what is known of its open block."""
+
+    __slots__ = ("index", "parser", "start")
+
+    def __init__(self, index: int, parser: LineParser) -> None:
+        self.index = index
+        self.parser = parser
+        self.start: int | None = None
+        """Line where the parser's open block started (None outside a block)."""
+
+
+class _Announced:
+    """The open block announced through ``started``, and how many of its lines were reported."""
+
+    __slots__ = ("family", "block", "old_seen", "new_seen")
+
+    def __init__(self, family: _Family, block: OpenBlock) -> None:
+        self.family = family
+        self.block = block
+        self.old_seen = 0
+        self.new_seen = 0
+
+
+class ReplyReader:
+    """Reads a reply line by line and settles its blocks, warnings and shell commands in reply order.
+
+    Every format family's parser sees every line. Where blocks of two families overlap, the
+    block that starts first wins (on a tie, the longer one), so a block is *settled* only when
+    no family can still produce a block starting before it: while another family has an open
+    block that started earlier, the completed block waits. Warnings on lines inside kept blocks
+    are dropped and the others settle in line order; lines outside kept blocks are scanned for
+    shell commands as they settle. The work per line does not depend on the reply's length.
+
+    Results go to :meth:`completed`, :meth:`warning` and :meth:`shell_command`, which collect
+    them in :attr:`blocks`, :attr:`warnings` and :attr:`shell_suggestions`. With
+    ``track_open=True`` the reader also reports the block being written through
+    :meth:`started`, :meth:`progress` (from :meth:`report_progress`) and :meth:`abandoned`; a
+    subclass overrides these methods to turn them into events.
+    """
+
+    def __init__(self, format: str | None = None, *, track_open: bool = False) -> None:
+        formats = [get_format(format)] if format else family_formats()
+        self.format = format
+        self.line_count = 0
+        self.blocks: list[EditBlock] = []
+        self.warnings: list[ParseWarning] = []
+        """Settled warnings in line order; the marker-balance warning, known only at the end, comes last."""
+        self.shell_suggestions: list[str] = []
+        self.closed = False
+        self._families = [_Family(i, fmt.parser()) for i, fmt in enumerate(formats)]
+        self._track = track_open
+        self._seq = 0
+        # Completed blocks and warnings waiting to settle, as heaps in settling order.
+        self._candidates: list[tuple[int, int, int, int, EditBlock]] = []
+        self._pending_warnings: list[tuple[int, int, int, ParseWarning]] = []
+        # Lines not yet scanned for shell commands.
+        self._unsettled: deque[tuple[int, str]] = deque()
+        # Kept blocks' spans, and a cursor into them per stream of line numbers.
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        self._last_end = 0
+        self._warning_span = 0
+        self._line_span = 0
+        self._shell = _ShellScanner()
+        self._shell_seen: set[str] = set()
+        self._searches = 0
+        self._first_search = 0
+        self._replaces = 0
+        self._open: _Announced | None = None
+        # Announced blocks that completed and wait to settle: (family, start) -> (path, format, old, new seen).
+        self._waiting: dict[tuple[int, int], tuple[str | None, str, int, int]] = {}
+
+    # -- results (override to observe them) -----------------------------------------
+
+    def completed(self, block: EditBlock) -> None:
+        """A block settled and is kept."""
+        self.blocks.append(block)
+
+    def warning(self, warning: ParseWarning) -> None:
+        """A warning settled."""
+        self.warnings.append(warning)
+
+    def shell_command(self, command: str) -> None:
+        """A shell command the reply suggests (each command once)."""
+        self.shell_suggestions.append(command)
+
+    def started(self, path: str | None, format: str, line: int) -> None:
+        """A block started at reply line ``line`` (track mode)."""
+
+    def progress(self, path: str | None, format: str, line: int, old_added: str, new_added: str) -> None:
+        """Lines were added to the searched (``old``) or replacing (``new``) text of a started block."""
+
+    def abandoned(self, path: str | None, format: str, line: int) -> None:
+        """A started block will not be kept (malformed, truncated, or inside an earlier block)."""
+
+    # -- reading ------------------------------------------------------------------
+
+    def feed_line(self, line: str) -> None:
+        """Read the next line of the reply (without its line ending)."""
+        if self.closed:
+            raise ValueError("the reply was already closed")
+        n = self.line_count = self.line_count + 1
+        if "<<<<<" in line or ">>>>>" in line:
+            self._count_marker(line)
+        self._unsettled.append((n, line))
+        limit = n + 1
+        ann = self._open
+        for fam in self._families:
+            parser = fam.parser
+            items = parser.feed(line, n)
+            if parser.in_block():
+                start = fam.start
+                if start is None or items:
+                    block = parser.open_block()
+                    if block is not None:
+                        start = fam.start = block.start
+                    elif start is None:
+                        start = fam.start = n
+                    # else: a parser that cannot tell keeps the earlier start, which is safe.
+                if start < limit:
+                    limit = start
+            else:
+                fam.start = None
+            if items:
+                self._collect(fam, items)
+            if ann is not None and ann.family is fam and fam.start != ann.block.start:
+                self._announced_ended(items)
+        self._settle(limit)
+        if self._track and self._open is None:
+            self._announce()
+
+    def close(self) -> None:
+        """The reply is complete: report unfinished blocks and settle everything."""
+        if self.closed:
+            return
+        self.closed = True
+        n = self.line_count
+        for fam in self._families:
+            items = fam.parser.close(n)
+            fam.start = None
+            if items:
+                self._collect(fam, items)
+            if self._open is not None and self._open.family is fam:
+                self._announced_ended(items)
+        self._settle(n + 1)
+        if self._searches != self._replaces:
+            first = self._first_search if self._searches else 1
+            self.warning(
+                ParseWarning(first, f"Mismatched SEARCH/REPLACE: {self._searches} SEARCH vs {self._replaces} REPLACE", "diff")
+            )
+
+    def response(self) -> ParsedResponse:
+        """What was settled so far, as :func:`parse_response` reports it.
+
+        ``format`` is the requested format, else the most common format among the blocks,
+        else None.
+        """
+        if self.format:
+            name: str | None = self.format
+        elif self.blocks:
+            name = Counter(b.format for b in self.blocks).most_common(1)[0][0]
+        else:
+            name = None
+        return ParsedResponse(
+            blocks=list(self.blocks),
+            warnings=sorted(self.warnings, key=attrgetter("line")),
+            shell_suggestions=list(self.shell_suggestions),
+            format=name,
+        )
+
+    def announced_block(self) -> OpenBlock | None:
+        """The announced block that is still open, as its parser shows it (track mode)."""
+        return self._open.block if self._open is not None else None
+
+    def report_progress(self) -> None:
+        """Report the lines added to the announced open block since its last report (track mode)."""
+        ann = self._open
+        if ann is None:
+            return
+        block = ann.block
+        old, new = block.old, block.new
+        n_old, n_new = len(old), len(new)
+        if n_old > ann.old_seen or n_new > ann.new_seen:
+            old_added = "\n".join(old[ann.old_seen :]) + "\n" if n_old > ann.old_seen else ""
+            new_added = "\n".join(new[ann.new_seen :]) + "\n" if n_new > ann.new_seen else ""
+            ann.old_seen, ann.new_seen = n_old, n_new
+            self.progress(block.path, block.format, block.start, old_added, new_added)
+
+    # -- internals ----------------------------------------------------------------
+
+    def _count_marker(self, line: str) -> None:
+        # Seed 004's balance check counts the markers on every line, inside blocks or not.
+        if SEARCH.match(line):
+            if not self._searches:
+                self._first_search = self.line_count
+            self._searches += 1
+        elif REPLACE.match(line) and "REPLACE" in line:
+            self._replaces += 1
+
+    def _collect(self, fam: _Family, items: Iterable[EditBlock | ParseWarning]) -> None:
+        for item in items:
+            self._seq += 1
+            if isinstance(item, EditBlock):
+                heapq.heappush(self._candidates, (item.line_number, -item.end_line, fam.index, self._seq, item))
+            else:
+                heapq.heappush(self._pending_warnings, (item.line, fam.index, self._seq, item))
+
+    def _settle(self, limit: int) -> None:
+        """Settle everything that starts before line ``limit``: no family can still produce anything earlier."""
+        candidates = self._candidates
+        while candidates and candidates[0][0] < limit:
+            start, _, index, _, block = heapq.heappop(candidates)
+            if start > self._last_end:
+                self._starts.append(start)
+                self._ends.append(block.end_line)
+                self._last_end = block.end_line
+                self._keep(block, index)
+            elif self._track:
+                waiting = self._waiting.pop((index, start), None)
+                if waiting is not None:
+                    self.abandoned(waiting[0], waiting[1], start)
+        warnings = self._pending_warnings
+        while warnings and warnings[0][0] < limit:
+            line, _, _, w = heapq.heappop(warnings)
+            self._warning_span, inside = self._in_span(self._warning_span, line)
+            if not inside:
+                self.warning(w)
+        lines = self._unsettled
+        if lines and lines[0][0] < limit:
+            shell = self._shell
+            span = self._line_span
+            starts, ends = self._starts, self._ends
+            count = len(starts)
+            while lines and lines[0][0] < limit:
+                i, text = lines.popleft()
+                while span + 1 < count and starts[span + 1] <= i:
+                    span += 1
+                found = shell.feed(text, span < count and starts[span] <= i <= ends[span])
+                if found:
+                    for cmd in found:
+                        if cmd not in self._shell_seen:
+                            self._shell_seen.add(cmd)
+                            self.shell_command(cmd)
+            self._line_span = span
+
+    def _in_span(self, span: int, line: int) -> tuple[int, bool]:
+        starts = self._starts
+        count = len(starts)
+        while span + 1 < count and starts[span + 1] <= line:
+            span += 1
+        return span, span < count and starts[span] <= line <= self._ends[span]
+
+    def _keep(self, block: EditBlock, index: int) -> None:
+        if self._track:
+            waiting = self._waiting.pop((index, block.line_number), None)
+            if waiting is None:
+                self.started(block.file_path, block.format, block.line_number)
+                old_seen = new_seen = 0
+            else:
+                old_seen, new_seen = waiting[2], waiting[3]
+            old_added = _drop_lines(block.search_text, old_seen)
+            new_added = _drop_lines(block.replace_text, new_seen)
+            if old_added or new_added:
+                self.progress(block.file_path, block.format, block.line_number, old_added, new_added)
+        self.completed(block)
+
+    def _announced_ended(self, items: Iterable[EditBlock | ParseWarning]) -> None:
+        """The announced open block ended on this line: it waits to settle, or is abandoned."""
+        ann = self._open
+        assert ann is not None
+        self._open = None
+        block = ann.block
+        if any(isinstance(item, EditBlock) and item.line_number == block.start for item in items):
+            self._waiting[(ann.family.index, block.start)] = (block.path, block.format, ann.old_seen, ann.new_seen)
+        else:
+            self.abandoned(block.path, block.format, block.start)
+
+    def _announce(self) -> None:
+        """Announce the earliest open block, unless it lies in a kept block."""
+        leader: _Family | None = None
+        for fam in self._families:
+            if fam.start is not None and fam.start > self._last_end and (leader is None or fam.start < leader.start):  # type: ignore[operator]
+                leader = fam
+        if leader is None:
+            return
+        block = leader.parser.open_block()
+        if block is None:
+            return
+        self._open = _Announced(leader, block)
+        self.started(block.path, block.format, block.start)
+
+
+def _drop_lines(text: str, count: int) -> str:
+    """``text`` without its first ``count`` lines."""
+    pos = 0
+    for _ in range(count):
+        pos = text.find("\n", pos) + 1
+        if pos == 0:
+            return ""
+    return text[pos:]
+
+
+class _ShellScanner:
+    """Finds shell commands line by line: inline ``git rm ...`` spans and fenced shell blocks.
+
+    Lines inside edit blocks are skipped, and a fence that contains such a line is not a
+    shell block.
+    """
+
+    __slots__ = ("fence_marker", "shell", "tainted")
+
+    def __init__(self) -> None:
+        self.fence_marker: str | None = None
+        self.shell: list[str] | None = None
+        self.tainted = False
+
+    def feed(self, line: str, in_block: bool) -> list[str]:
+        if in_block:
+            self.tainted = True
+            return []
+        fence = parse_fence(line)
+        if self.fence_marker is not None:
+            if fence is not None and not fence.info and fence.marker[0] == self.fence_marker[0] and len(fence.marker) >= len(self.fence_marker):
+                found = self.shell if self.shell is not None and not self.tainted else []
+                self.fence_marker, self.shell = None, None
+                return found
+            if self.shell is not None:
+                cmd = line.strip()
+                if cmd.startswith("$ "):
+                    cmd = cmd[2:].strip()
+                if cmd and not cmd.startswith("#"):
+                    self.shell.append(cmd)
+            return []
+        if fence is not None and not fence.marker.startswith("<"):
+            self.fence_marker = fence.marker
+            self.shell = [] if fence.is_shell else None
+            self.tainted = False
+            return []
+        if "`" not in line:
+            return []
+        return [m.group(1).strip() for m in _INLINE_SHELL.finditer(line)]
 
 
 class _Spans:
@@ -89,23 +413,6 @@ class _Spans:
         return i >= 0 and line <= self.ends[i]
 
 
-def _marker_balance(lines: Sequence[str], spans: _Spans) -> list[ParseWarning]:
-    """Seed 004's check: as many ``<<<<<<< SEARCH`` as ``>>>>>>> REPLACE`` markers."""
-    searches: list[int] = []
-    replaces = 0
-    for i, line in enumerate(lines, start=1):
-        if spans.contains(i) and not (SEARCH.match(line) or REPLACE.match(line)):
-            continue
-        if SEARCH.match(line):
-            searches.append(i)
-        elif REPLACE.match(line) and "REPLACE" in line:
-            replaces += 1
-    if len(searches) != replaces and (searches or replaces):
-        first = searches[0] if searches else 1
-        return [ParseWarning(first, f"Mismatched SEARCH/REPLACE: {len(searches)} SEARCH vs {replaces} REPLACE", "diff")]
-    return []
-
-
 def shell_suggestions(lines: Sequence[str], spans: _Spans | None = None) -> list[str]:
     """Shell commands the reply suggests (collected, never run).
 
@@ -113,30 +420,7 @@ def shell_suggestions(lines: Sequence[str], spans: _Spans | None = None) -> list
     ``bash``/``sh`` blocks outside any edit block.
     """
     found: list[str] = []
-    fence_marker: str | None = None
-    shell: list[str] | None = None
-    tainted = False
+    scanner = _ShellScanner()
     for i, line in enumerate(lines, start=1):
-        if spans is not None and spans.contains(i):
-            tainted = True
-            continue
-        fence = parse_fence(line)
-        if fence_marker is not None:
-            if fence is not None and not fence.info and fence.marker[0] == fence_marker[0] and len(fence.marker) >= len(fence_marker):
-                if shell is not None and not tainted:
-                    found.extend(shell)
-                fence_marker, shell = None, None
-            elif shell is not None:
-                cmd = line.strip()
-                if cmd.startswith("$ "):
-                    cmd = cmd[2:].strip()
-                if cmd and not cmd.startswith("#"):
-                    shell.append(cmd)
-            continue
-        if fence is not None and not fence.marker.startswith("<"):
-            fence_marker = fence.marker
-            shell = [] if fence.is_shell else None
-            tainted = False
-            continue
-        found.extend(m.group(1).strip() for m in _INLINE_SHELL.finditer(line))
+        found.extend(scanner.feed(line, spans is not None and spans.contains(i)))
     return list(dict.fromkeys(found))

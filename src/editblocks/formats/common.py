@@ -126,6 +126,31 @@ def _plausible(s: str) -> bool:
     return s in _BARE_FILENAMES
 
 
+_PROSE_STRIP = "`*\"'()[]{}<>,;:!?"
+_FILE_EXTENSIONS = frozenset(
+    """py pyi pyx js mjs cjs jsx ts tsx mts cts go rs java kt kts scala swift c h cc cpp cxx hpp hh cs fs
+    rb php pl pm lua r dart ex exs erl hs ml clj sh bash zsh fish ps1 bat sql md mdx rst txt adoc json jsonc
+    yaml yml toml ini cfg conf env xml html htm css scss sass less vue svelte astro proto graphql gql tf hcl
+    gradle cmake mk lock csv tsv ipynb""".split()
+)
+
+
+def _names_other_file(line: str, path: str) -> bool:
+    """True when a sentence names a file (``tests/test_app.py``, ``config.json``) and none is ``path``."""
+    named = []
+    for word in line.split():
+        token = word.strip(_PROSE_STRIP).rstrip(".").strip(_PROSE_STRIP)
+        if not token or not _plausible(token):
+            continue
+        name = token.rsplit("/", 1)[-1]
+        if name in _BARE_FILENAMES or ("." in name and name.rsplit(".", 1)[1].lower() in _FILE_EXTENSIONS):
+            named.append(token)
+    if not named:
+        return False
+    base = path.rsplit("/", 1)[-1]
+    return not any(n == path or n == base or path.endswith("/" + n) for n in named)
+
+
 class PathLookback:
     """Remembers the lines just before a block marker, to find the block's path.
 
@@ -154,6 +179,11 @@ class PathLookback:
                 self._fence_open = False
             else:
                 self._fence_open = True
+
+    def replay(self, lines: list[str], first_lineno: int) -> None:
+        """Record the lines of an abandoned, unclosed block: they may hold the next block's path."""
+        for offset, line in enumerate(lines):
+            self.note(line, first_lineno + offset)
 
     def reset_after_block(self, path: str | None, source: str) -> None:
         """A block ended: its lines are not path candidates for the next block."""
@@ -190,6 +220,10 @@ class PathLookback:
             candidate = clean_path(text)
             if candidate:
                 return candidate, "fenced" if (self._fence_open and not skipped_fence) else "line"
+            if self.previous and self.previous_source != "heading" and _names_other_file(text, self.previous):
+                # "Now update tests/test_app.py as well:" introduces another file: reusing the
+                # previous block's path would edit the wrong file, so the block gets no path.
+                return None, "none"
             break
         if self.previous:
             return self.previous, "heading" if self.previous_source == "heading" else "previous"

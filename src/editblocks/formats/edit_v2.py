@@ -20,7 +20,7 @@ import re
 from typing import ClassVar
 
 from ..models import EditBlock, ParseWarning
-from .base import EditFormat, LineParser, ParseItem
+from .base import EditFormat, LineChain, LineParser, OpenBlock, ParseItem
 from .common import PathLookback
 
 START = re.compile(r"^\s*<{5,9}\s*EDIT\s*$")
@@ -51,6 +51,12 @@ class EditV2Parser(LineParser):
 
     def in_block(self) -> bool:
         return self._state != _OUTSIDE
+
+    def open_block(self) -> OpenBlock | None:
+        if self._state == _OUTSIDE:
+            return None
+        lead, old, new, trail = self._sections
+        return OpenBlock(self._start, self._path, "edit-v2", LineChain(lead, old, trail), LineChain(lead, new, trail))
 
     def _begin(self, lineno: int, line: str) -> None:
         self._state = _LEADING
@@ -95,6 +101,7 @@ class EditV2Parser(LineParser):
         self._raw.append(line)
         if START.match(line):
             w = self._abandon(f"EDIT block is not closed before the next '<<<<<<< EDIT' at line {lineno}; block ignored")
+            self._paths.replay(self._raw[1:-1], self._start + 1)
             self._begin(lineno, line)
             return [w]
         if state == _LEADING:

@@ -18,7 +18,7 @@ import re
 from typing import ClassVar
 
 from ..models import EditBlock, ParseWarning
-from .base import EditFormat, LineParser, ParseItem
+from .base import EditFormat, LineParser, OpenBlock, ParseItem
 from .common import PathLookback
 
 START = re.compile(r"^\s*«{3}\s*EDIT\s*$")
@@ -53,6 +53,11 @@ class EditV3Parser(LineParser):
     def in_block(self) -> bool:
         return self._state != _OUTSIDE
 
+    def open_block(self) -> OpenBlock | None:
+        if self._state == _OUTSIDE:
+            return None
+        return OpenBlock(self._start, self._path, "edit-v3", self._edit, self._repl)
+
     def _begin(self, lineno: int, line: str) -> None:
         self._state = _EDIT
         self._start = lineno
@@ -75,6 +80,7 @@ class EditV3Parser(LineParser):
         self._raw.append(line)
         if START.match(line):
             w = self._abandon(f"EDIT block is not closed with '»»» EDIT END' before the next block at line {lineno}; block ignored")
+            self._paths.replay(self._raw[1:-1], self._start + 1)
             self._begin(lineno, line)
             return [w]
         if state == _EDIT:

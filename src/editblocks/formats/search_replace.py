@@ -10,7 +10,7 @@ import re
 from typing import ClassVar
 
 from ..models import EditBlock, ParseWarning
-from .base import EditFormat, LineParser, ParseItem
+from .base import EditFormat, LineParser, OpenBlock, ParseItem
 from .common import PathLookback, choose_fence
 
 SEARCH = re.compile(r"^\s*<{5,9}\s*SEARCH\s*>?\s*$")
@@ -43,6 +43,13 @@ class SearchReplaceParser(LineParser):
 
     def in_block(self) -> bool:
         return self._state != _OUTSIDE
+
+    def open_block(self) -> OpenBlock | None:
+        if self._state == _OUTSIDE:
+            return None
+        if self._state == _NEW_FILE:
+            return OpenBlock(self._start, self._path, _dialect(self._source, True), (), self._old)
+        return OpenBlock(self._start, self._path, _dialect(self._source, False), self._old, self._new)
 
     def _begin(self, state: int, lineno: int, line: str) -> None:
         self._state = state
@@ -90,6 +97,7 @@ class SearchReplaceParser(LineParser):
                 self._state = _REPLACE
             elif SEARCH.match(line):
                 w = self._abandon(lineno, f"SEARCH block has no '=======' separator before the next block at line {lineno}; block ignored")
+                self._paths.replay(self._raw[1:-1], self._start + 1)
                 self._begin(_SEARCH, lineno, line)
                 return [w]
             elif REPLACE.match(line):
@@ -102,6 +110,7 @@ class SearchReplaceParser(LineParser):
                 return self._emit(lineno, new_file=False)
             if SEARCH.match(line):
                 w = self._abandon(lineno, f"block is not closed with '>>>>>>> REPLACE' before the next block at line {lineno}; block ignored")
+                self._paths.replay(self._raw[1:-1], self._start + 1)
                 self._begin(_SEARCH, lineno, line)
                 return [w]
             self._new.append(line)

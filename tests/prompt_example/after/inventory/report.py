@@ -1,0 +1,2 @@
+def describe(item):
+    return f"{item.name}: {item.quantity}"

@@ -1,0 +1,469 @@
+"""StreamParser: whatever the chunking, streaming finds what parse_response finds in the whole reply."""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import editblocks
+from editblocks import FORMATS, EditBlock, ParsedResponse, ParseWarning, parse_response
+from editblocks.formats import detect_format, family_formats, get_format
+from editblocks.formats.search_replace import REPLACE, SEARCH
+from editblocks.parsing import ReplyReader, shell_suggestions, split_reply
+from editblocks.streaming import (
+    BlockAbandoned,
+    BlockCompleted,
+    BlockProgress,
+    BlockStarted,
+    Event,
+    ParseWarningEvent,
+    ShellSuggestion,
+    StreamParser,
+    stream_events,
+)
+
+HERE = Path(__file__).parent
+CORPUS = HERE.parent.parent / "shared" / "corpus" / "real-replies" / "cases"
+
+# -- an independent, whole-reply implementation of parse_response's rules -------------------------
+
+
+class _Spans:
+    def __init__(self, blocks: list[EditBlock]) -> None:
+        self.starts = [b.line_number for b in blocks]
+        self.ends = [b.end_line for b in blocks]
+
+    def contains(self, line: int) -> bool:
+        i = bisect.bisect_right(self.starts, line) - 1
+        return i >= 0 and line <= self.ends[i]
+
+
+def reference_parse(text: str, format: str | None = None) -> ParsedResponse:
+    """Every family over the whole reply, then keep the earliest of overlapping blocks."""
+    lines = split_reply(text)
+    formats = [get_format(format)] if format else family_formats()
+    candidates: list[EditBlock] = []
+    warnings: list[ParseWarning] = []
+    for fmt in formats:
+        blocks, warns = fmt.parse_lines(lines)
+        candidates.extend(blocks)
+        warnings.extend(warns)
+    candidates.sort(key=lambda b: (b.line_number, -b.end_line))
+    kept: list[EditBlock] = []
+    last_end = 0
+    for block in candidates:
+        if block.line_number > last_end:
+            kept.append(block)
+            last_end = block.end_line
+    spans = _Spans(kept)
+    warnings = [w for w in warnings if not spans.contains(w.line)]
+    searches = [i for i, line in enumerate(lines, start=1) if SEARCH.match(line)]
+    replaces = sum(1 for line in lines if not SEARCH.match(line) and REPLACE.match(line) and "REPLACE" in line)
+    if len(searches) != replaces:
+        first = searches[0] if searches else 1
+        warnings.append(ParseWarning(first, f"Mismatched SEARCH/REPLACE: {len(searches)} SEARCH vs {replaces} REPLACE", "diff"))
+    warnings.sort(key=lambda w: w.line)
+    if format:
+        name: str | None = format
+    elif kept:
+        name = Counter(b.format for b in kept).most_common(1)[0][0]
+    else:
+        name = detect_format("\n".join(lines))
+    return ParsedResponse(kept, warnings, shell_suggestions(lines, spans), name)
+
+
+# -- replies --------------------------------------------------------------------------------------
+
+FENCE = "```"
+
+OWN_REPLIES: dict[str, str] = {
+    "diff": (
+        "I'll rename the helper.\n\nsrc/app.py\n```python\n<<<<<<< SEARCH\ndef helper():\n    return 1\n=======\n"
+        "def assist():\n    return 1\n>>>>>>> REPLACE\n```\n\nsrc/app.py\n```python\n<<<<<<< SEARCH\nhelper()\n=======\n"
+        "assist()\n>>>>>>> REPLACE\n```\n\nThen:\n\n```bash\ngit rm src/old.py\n$ pytest -q\n```\n"
+    ),
+    "diff-fenced": (
+        "````python\nsrc/app.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n````\n\n"
+        "````python\nsrc/new.py\n<<<<<<< SEARCH\n=======\nprint('new')\n>>>>>>> REPLACE\n````\n"
+    ),
+    "file-sections": (
+        "### File: src/app.ts\n\n<<<<<<< SEARCH\nconst a = 1;\n=======\nconst a = 10;\n>>>>>>> REPLACE\n\n"
+        "<<<<<<< SEARCH\nconst b = 2;\n=======\n>>>>>>> REPLACE\n\n### File: src/new.ts\n\n<<<<<<< NEW_FILE\n"
+        "export const c = 3;\n>>>>>>> NEW_FILE\n"
+    ),
+    "edit-v2": (
+        "src/utils.py\n<<<<<<< EDIT\ndef calculate(a, b):\n-------\n    return a + b\n=======\n    return a * b\n-------\n\n"
+        "def other():\n>>>>>>>\n\nsrc/new.py\n<<<<<<< EDIT\n-------\n=======\nNEW = 1\n-------\n>>>>>>>\n\n"
+        "Also run `git rm src/legacy.py`.\n"
+    ),
+    "edit-v3": (
+        "src/p.py\n««« EDIT\ndef process():\n    step_one()\n    step_two()\n═══════ REPL\ndef process():\n"
+        "    step_one()\n    step_two_updated()\n»»» EDIT END\n\nsrc/n.py\n««« EDIT\n═══════ REPL\nX = '✓ café 🎉'\n»»» EDIT END\n"
+    ),
+    "mixed": (
+        "a.py\n```\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n\nb.py\n<<<<<<< EDIT\nx\n-------\ny\n=======\nz\n"
+        "-------\n>>>>>>>\n\nc.py\n««« EDIT\nc\n═══════ REPL\nd\n»»» EDIT END\n\n### File: d.py\n<<<<<<< NEW_FILE\nnew\n>>>>>>> NEW_FILE\n"
+    ),
+    "sr-holding-v3-markers": (
+        "docs/format.md\n```markdown\n<<<<<<< SEARCH\nOld text.\n=======\nsrc/x.py\n««« EDIT\na\n═══════ REPL\nb\n»»» EDIT END\n"
+        ">>>>>>> REPLACE\n```\n"
+    ),
+    "v3-holding-sr-markers": (
+        "docs/format.md\n««« EDIT\nOld text.\n═══════ REPL\nsrc/x.py\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n"
+        "»»» EDIT END\n"
+    ),
+    "unclosed-v3-before-sr": (
+        "Blocks start with a line like\n««« EDIT\nbut this reply uses SEARCH/REPLACE:\n\na.py\n```\n<<<<<<< SEARCH\n"
+        "one\n=======\ntwo\n>>>>>>> REPLACE\n```\n\nb.py\n```\n<<<<<<< SEARCH\nthree\n=======\nfour\n>>>>>>> REPLACE\n```\n"
+    ),
+    "truncated-diff": "a.py\n```\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n",
+    "truncated-v2": "a.py\n<<<<<<< EDIT\nanchor\n-------\nold\n",
+    "truncated-v3": "a.py\n««« EDIT\nold\n═══════ REPL\nne",
+    "missing-divider": "a.py\n<<<<<<< SEARCH\nx\n>>>>>>> REPLACE\n\nb.py\n<<<<<<< SEARCH\ny\n=======\nz\n>>>>>>> REPLACE\n",
+    "search-restart": "a.py\n<<<<<<< SEARCH\nx\n<<<<<<< SEARCH\ny\n=======\nz\n>>>>>>> REPLACE\n>>>>>>> REPLACE\n",
+    "no-path": "<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n",
+    "crlf": "a.py\r\n```\r\n<<<<<<< SEARCH\r\nx\r\n=======\r\ny\r\n>>>>>>> REPLACE\r\n```\r\n",
+    "lone-cr": "a.py\r<<<<<<< SEARCH\rx\n=======\r\ny\r\r\n>>>>>>> REPLACE",
+    "no-final-newline": "a.py\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE",
+    "shell-fence-with-block": "```bash\nls\na.py\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\nmkdir -p out\n```\n\n`git mv a b`\n",
+    "prose-only": "Nothing to change here. `mkdir -p build` first.\n\n```sh\n# comment\n$ make\n```\n",
+    "empty": "",
+    "newlines-only": "\n\n\r\n",
+    "v2-no-trailing": "a.py\n<<<<<<< EDIT\nx\n-------\ny\n=======\nz\n>>>>>>>\n",
+    "v2-bad": "a.py\n<<<<<<< EDIT\nx\n=======\nz\n>>>>>>>\n<<<<<<< EDIT\n<<<<<<< EDIT\n-------\n>>>>>>>\n",
+    "v3-bad": "a.py\n««« EDIT\nx\n»»» EDIT END\n««« EDIT\n««« EDIT\n═══════ REPL\n»»» EDIT END\n",
+    "unicode-path": "src/naïve_✓.py\n<<<<<<< SEARCH\nπ = 3\n=======\nπ = 3.14159\n>>>>>>> REPLACE\n",
+}
+
+
+def _scenario_replies() -> list[str]:
+    return [p.read_text(encoding="utf-8", errors="replace") for p in sorted((HERE / "scenarios").glob("*/reply.md"))]
+
+
+def _corpus_replies(limit: int = 120) -> list[str]:
+    if not CORPUS.is_dir():
+        return []
+    paths = sorted(CORPUS.glob("*/reply.md"))
+    step = max(1, len(paths) // limit)
+    return [p.read_text(encoding="utf-8", errors="replace") for p in paths[::step]]
+
+
+def _demo_reply() -> str:
+    from importlib import resources
+
+    return (resources.files("editblocks") / "demo" / "reply.md").read_text(encoding="utf-8")
+
+
+KNOWN_REPLIES = list(OWN_REPLIES.values()) + _scenario_replies() + _corpus_replies() + [_demo_reply()]
+
+FRAGMENTS = [
+    "src/a.py", "b.txt", "### File: src/c.ts", "```python", "```", "````", "```bash", "~~~", "<<<<<<< SEARCH",
+    "=======", ">>>>>>> REPLACE", ">>>>>>>", "<<<<<<< EDIT", "-------", "<<<<<<< NEW_FILE", ">>>>>>> NEW_FILE",
+    "««« EDIT", "═══════ REPL", "»»» EDIT END", "", "some prose", "x = 1", "    return y", "Run `git rm old.py` now",
+    "git mv a b", "$ mkdir -p build", "# comment", "<source>", "</source>", "In `src/app.py`:", "**src/d.py**",
+    ">>>>>>> EDIT END", "<<<<<<< SEARCH>", "café ✓ 🎉", "\r",
+]
+
+fragment_replies = st.builds(
+    lambda lines, ending: ending.join(lines) + ending,
+    st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=8)), max_size=50),
+    st.sampled_from(["\n", "\r\n", ""]),
+)
+
+
+@st.composite
+def rendered_replies(draw: st.DrawFn) -> str:
+    """Well-formed blocks of random formats between prose, sometimes cut short."""
+    parts: list[str] = []
+    lines = st.lists(st.sampled_from(["x = 1", "", "    y()", "« ✓ »", "=====", "def f():"]), max_size=4)
+    for _ in range(draw(st.integers(0, 5))):
+        fmt = FORMATS[draw(st.sampled_from(sorted(FORMATS)))]
+        old = "".join(x + "\n" for x in draw(lines))
+        new = "".join(x + "\n" for x in draw(lines))
+        path = draw(st.sampled_from(["a.py", "src/b.js", "docs/c.md"]))
+        parts.append(draw(st.sampled_from(["", "Some prose.\n\n", "Now `git rm x.py`:\n"])))
+        parts.append(fmt.render(EditBlock(path, old_lines=old, new_lines=new)))
+    text = "\n".join(parts)
+    if text and draw(st.booleans()):
+        text = text[: draw(st.integers(0, len(text)))]
+    return text
+
+
+replies = st.one_of(st.sampled_from(KNOWN_REPLIES), fragment_replies, rendered_replies())
+formats = st.sampled_from([None, None, None, *sorted(FORMATS)])
+
+
+# -- running the stream ---------------------------------------------------------------------------
+
+
+def split_at(data: str | bytes, cuts: Sequence[int]) -> list[str | bytes]:
+    points = sorted({c for c in cuts if 0 < c < len(data)})
+    edges = [0, *points, len(data)]
+    return [data[a:b] for a, b in zip(edges, edges[1:], strict=False)]
+
+
+def run_stream(chunks: Sequence[str | bytes], format: str | None = None) -> tuple[list[Event], StreamParser]:
+    parser = StreamParser(format)
+    events: list[Event] = []
+    for chunk in chunks:
+        events.extend(parser.feed(chunk))
+    events.extend(parser.close())
+    return events, parser
+
+
+def check_lifecycle(events: list[Event]) -> None:
+    """Started -> Progress* -> Completed | Abandoned, one open block at a time; progress adds up."""
+    texts: dict[int, list[str]] = {}
+    open_lines: list[int] = []
+    for e in events:
+        if isinstance(e, BlockStarted):
+            assert e.reply_line not in texts
+            texts[e.reply_line] = ["", ""]
+            open_lines.append(e.reply_line)
+        elif isinstance(e, BlockProgress):
+            texts[e.reply_line][0] += e.old_added
+            texts[e.reply_line][1] += e.new_added
+        elif isinstance(e, BlockCompleted):
+            assert texts.pop(e.reply_line) == [e.block.search_text, e.block.replace_text]
+            open_lines.remove(e.reply_line)
+        elif isinstance(e, BlockAbandoned):
+            texts.pop(e.reply_line)
+            open_lines.remove(e.reply_line)
+    assert not texts
+
+
+def check_same(text: str, chunks: Sequence[str | bytes], format: str | None) -> None:
+    want = parse_response(text, format)
+    events, parser = run_stream(chunks, format)
+    assert [e.block for e in events if isinstance(e, BlockCompleted)] == want.blocks
+    warnings = [e.warning for e in events if isinstance(e, ParseWarningEvent)]
+    # Warnings arrive in line order; only the marker-balance warning, known at the end, comes last.
+    assert sorted(warnings, key=lambda w: w.line) == want.warnings
+    assert sorted(warnings[:-1], key=lambda w: w.line) == warnings[:-1]
+    assert [e.command for e in events if isinstance(e, ShellSuggestion)] == want.shell_suggestions
+    check_lifecycle(events)
+    got = parser.response()
+    if not want.blocks and not format:
+        assert got.format is None
+        got.format = want.format
+    assert got == want
+
+
+# -- properties -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("format", [None, *sorted(FORMATS)])
+def test_parse_response_keeps_the_whole_reply_rules_on_known_replies(format: str | None) -> None:
+    for text in KNOWN_REPLIES:
+        assert parse_response(text, format) == reference_parse(text, format)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(replies, formats)
+def test_parse_response_keeps_the_whole_reply_rules(text: str, format: str | None) -> None:
+    assert parse_response(text, format) == reference_parse(text, format)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(replies, formats, st.data())
+def test_any_chunking_gives_the_same_result(text: str, format: str | None, data: st.DataObject) -> None:
+    as_bytes = data.draw(st.booleans(), label="bytes")
+    payload: str | bytes = text.encode("utf-8") if as_bytes else text
+    if data.draw(st.booleans(), label="fixed size"):
+        size = data.draw(st.integers(1, 12), label="size")
+        cuts = list(range(size, len(payload), size))
+    else:
+        cuts = data.draw(st.lists(st.integers(0, max(len(payload), 1)), max_size=40), label="cuts")
+    check_same(text, split_at(payload, cuts), format)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200), st.lists(st.integers(0, 200), max_size=30))
+def test_undecodable_bytes_read_as_the_command_line_reads_them(data: bytes, cuts: list[int]) -> None:
+    text = data.decode("utf-8", errors="replace")
+    check_same(text, split_at(data, cuts), None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(KNOWN_REPLIES), st.lists(st.integers(0, 10_000), max_size=20), st.lists(st.booleans(), min_size=1))
+def test_str_and_bytes_chunks_can_be_mixed(text: str, cuts: list[int], kinds: list[bool]) -> None:
+    chunks = split_at(text, cuts)
+    mixed = [c.encode("utf-8") if kinds[i % len(kinds)] else c for i, c in enumerate(chunks)]  # type: ignore[union-attr]
+    check_same(text, mixed, None)
+
+
+@pytest.mark.parametrize("name", sorted(OWN_REPLIES))
+@pytest.mark.parametrize("size", [1, 2, 3, 7])
+def test_own_replies_byte_by_byte(name: str, size: int) -> None:
+    text = OWN_REPLIES[name]
+    data = text.encode("utf-8")
+    for format in (None, *FORMATS):
+        check_same(text, [data[i : i + size] for i in range(0, len(data), size)], format)
+        check_same(text, [text[i : i + size] for i in range(0, len(text), size)], format)
+
+
+def test_scenario_replies_stream_like_they_parse() -> None:
+    for text in _scenario_replies():
+        data = text.encode("utf-8")
+        check_same(text, [data[i : i + 7] for i in range(0, len(data), 7)], None)
+
+
+# -- events as a reply arrives --------------------------------------------------------------------
+
+SIMPLE = "Intro.\n\nsrc/a.py\n```python\n<<<<<<< SEARCH\nx = 1\ny = 2\n=======\nx = 10\n>>>>>>> REPLACE\n```\nDone.\n"
+
+
+def test_events_of_a_simple_reply_split_inside_markers() -> None:
+    parser = StreamParser()
+    assert parser.feed("Intro.\n\nsrc/a.py\n```python\n<<<<<<< SEA") == []
+    assert parser.feed("RCH") == []
+    assert parser.feed("\nx = 1\n") == [
+        BlockStarted("src/a.py", "diff", 5),
+        BlockProgress("src/a.py", "diff", 5, "x = 1\n", ""),
+    ]
+    assert parser.feed("y = 2\n====") == [BlockProgress("src/a.py", "diff", 5, "y = 2\n", "")]
+    assert parser.feed("===\nx = 10\n>>>>>>> REPL") == [BlockProgress("src/a.py", "diff", 5, "", "x = 10\n")]
+    partial = parser.partial()
+    assert partial is not None and (partial.old_text, partial.new_text) == ("x = 1\ny = 2\n", "x = 10\n")
+    events = parser.feed("ACE\n")
+    (block,) = parse_response(SIMPLE).blocks
+    assert events == [BlockCompleted(block)]
+    assert events[0].path == "src/a.py" and events[0].reply_line == 5 and events[0].format == "diff"
+    assert parser.partial() is None
+    assert parser.feed("```\nDone.\n") == []
+    assert parser.close() == []
+    assert parser.line_count == 12
+
+
+def test_a_block_completes_as_soon_as_its_closing_line_ends() -> None:
+    text = OWN_REPLIES["diff"]
+    parser = StreamParser()
+    cut = text.index(">>>>>>> REPLACE") + len(">>>>>>> REPLACE\n")
+    events = parser.feed(text[:cut])
+    assert [type(e) for e in events][-1] is BlockCompleted
+    # Not before its line ending: ">>>>>>> REPLACE" could still continue.
+    parser2 = StreamParser()
+    events2 = parser2.feed(text[: cut - 1])
+    assert not any(isinstance(e, BlockCompleted) for e in events2)
+
+
+def test_multibyte_characters_split_across_chunks() -> None:
+    text = OWN_REPLIES["edit-v3"]
+    data = text.encode("utf-8")
+    events, _ = run_stream([data[i : i + 1] for i in range(len(data))])
+    blocks = [e.block for e in events if isinstance(e, BlockCompleted)]
+    assert blocks == parse_response(text).blocks
+    assert blocks[1].new_lines == "X = '✓ café 🎉'\n"
+
+
+def test_crlf_split_between_cr_and_lf() -> None:
+    text = OWN_REPLIES["crlf"]
+    for i in range(len(text)):
+        events, _ = run_stream([text[:i], text[i:]])
+        (block,) = [e.block for e in events if isinstance(e, BlockCompleted)]
+        assert (block.old_lines, block.new_lines) == ("x\n", "y\n")
+
+
+def test_truncated_reply_ends_with_an_abandoned_block_and_a_warning() -> None:
+    events, _ = run_stream([OWN_REPLIES["truncated-diff"]])
+    kinds = [type(e).__name__ for e in events]
+    assert kinds[0] == "BlockStarted"
+    assert kinds[-2:] == ["BlockAbandoned", "ParseWarningEvent"] or kinds[-3:-1] == ["BlockAbandoned", "ParseWarningEvent"]
+    warning = next(e for e in events if isinstance(e, ParseWarningEvent))
+    assert "truncated" in warning.message and warning.line == 3
+
+
+def test_a_block_waits_while_an_earlier_block_of_another_format_is_open() -> None:
+    text = OWN_REPLIES["unclosed-v3-before-sr"]
+    parser = StreamParser()
+    events = parser.feed(text)
+    # The stray "««« EDIT" opened an edit-v3 block that could still swallow the SEARCH blocks.
+    assert not any(isinstance(e, BlockCompleted) for e in events)
+    events += parser.close()
+    blocks = [e.block for e in events if isinstance(e, BlockCompleted)]
+    assert [b.file_path for b in blocks] == ["a.py", "b.py"]
+    assert blocks == parse_response(text).blocks
+    check_lifecycle(events)
+
+
+def test_markers_inside_a_kept_block_start_nothing() -> None:
+    for name in ("sr-holding-v3-markers", "v3-holding-sr-markers"):
+        events, _ = run_stream([OWN_REPLIES[name]])
+        assert [type(e) for e in events if not isinstance(e, BlockProgress)] == [BlockStarted, BlockCompleted], name
+
+
+def test_a_format_can_be_chosen() -> None:
+    text = OWN_REPLIES["mixed"]
+    events, parser = run_stream([text], "edit-v3")
+    assert [e.block.format for e in events if isinstance(e, BlockCompleted)] == ["edit-v3"]
+    assert parser.response().format == "edit-v3"
+    with pytest.raises(ValueError):
+        StreamParser("no-such-format")
+
+
+def test_shell_suggestions_are_reported_once_each() -> None:
+    text = "Run `git rm a.py`.\n\n```bash\ngit rm a.py\nmkdir -p out\n```\n"
+    events, _ = run_stream([text])
+    assert events == [ShellSuggestion("git rm a.py"), ShellSuggestion("mkdir -p out")]
+
+
+def test_feed_after_close_and_bad_chunks() -> None:
+    parser = StreamParser()
+    parser.feed("a.py\n")
+    assert parser.close() == []
+    assert parser.close() == []
+    assert parser.closed
+    with pytest.raises(ValueError):
+        parser.feed("more\n")
+    with pytest.raises(TypeError):
+        StreamParser().feed(42)  # type: ignore[arg-type]
+
+
+def test_bytearray_and_memoryview_chunks() -> None:
+    data = OWN_REPLIES["diff"].encode("utf-8")
+    events, _ = run_stream([bytearray(data[:20]), memoryview(data[20:])])
+    assert [e.block for e in events if isinstance(e, BlockCompleted)] == parse_response(OWN_REPLIES["diff"]).blocks
+
+
+def test_stream_events_yields_as_chunks_arrive() -> None:
+    seen: list[str] = []
+
+    def chunks():
+        for i in range(0, len(SIMPLE), 5):
+            seen.append(SIMPLE[i : i + 5])
+            yield SIMPLE[i : i + 5]
+
+    for event in stream_events(chunks()):
+        if isinstance(event, BlockCompleted):
+            assert "".join(seen).startswith(SIMPLE[: SIMPLE.index("```\nDone")])
+            assert len("".join(seen)) < len(SIMPLE)
+            break
+    else:
+        pytest.fail("no block")
+
+
+def test_each_line_is_read_once_however_small_the_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    original = ReplyReader.feed_line
+
+    def spy(self: ReplyReader, line: str) -> None:
+        calls.append(line)
+        original(self, line)
+
+    monkeypatch.setattr(ReplyReader, "feed_line", spy)
+    text = OWN_REPLIES["mixed"] * 3
+    data = text.encode("utf-8")
+    run_stream([data[i : i + 1] for i in range(len(data))])
+    assert calls == split_reply(text)
+
+
+def test_public_names() -> None:
+    assert editblocks.StreamParser is StreamParser
+    assert editblocks.streaming.Warning is ParseWarningEvent
+    assert not hasattr(editblocks, "Warning")
