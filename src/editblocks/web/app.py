@@ -1,0 +1,482 @@
+"""The review page's web application: the page, a JSON API, and a Server-Sent Events stream.
+
+API (all JSON; every ``POST`` needs ``Content-Type: application/json`` and is refused when it
+comes from another origin):
+
+``GET  /api/state``                          root, options, the live reply, undo availability
+``POST /api/reviews``                        ``{reply, format?, match?}``: a dry-run review of a reply
+``GET  /api/reviews/{id}``                   the review again (re-checked against the files now)
+``POST /api/reviews/{id}/apply``             ``{all: true}`` | ``{file: path}`` | ``{blocks: [i, ...]}``
+``POST /api/reviews/{id}/blocks/{i}``        ``{text}``: edit block ``i`` by hand (null: back to the reply's)
+``POST /api/reviews/{id}/cancel``            forget the review; nothing is written
+``GET  /api/reviews/{id}/file?path=P``       file ``P``'s diff (pending, applied, or its text)
+``POST /api/undo``                           ``{review?}``: undo the last apply (the undo journal)
+``POST /api/live``                           ``{chunk?, done?, reset?, format?}``: push a reply as it arrives
+``GET  /api/live/events``                    Server-Sent Events: the live reply and its review
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections import OrderedDict
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .. import __version__
+from ..formats import FORMATS
+from ..matching import LEVELS
+from ..workspace import DEFAULT_MAX_REPLY_BYTES, PathError, Workspace, WorkspaceError, check_reply_size
+from .highlight import pygments_css
+from .live import LiveReply
+from .recording import UndoUnavailable, undo_last, undo_status
+from .review import Review, ReviewError
+
+MAX_REVIEWS = 20
+MAX_BODY_BYTES = DEFAULT_MAX_REPLY_BYTES + 1024 * 1024
+LIVE_ID = "live"
+KEEPALIVE_SECONDS = 15.0
+
+_CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+
+
+class AppState:
+    """What the server knows: the root, the options, the reviews and the live reply."""
+
+    def __init__(
+        self,
+        root: str | Path,
+        *,
+        format: str | None = None,
+        match: str | None = None,
+        continue_after_failure: bool = False,
+        git_add: bool = False,
+        allowed_hosts: list[str] | None = None,
+    ) -> None:
+        self.root = Workspace(root).root
+        self.format = format
+        self.match = match
+        self.continue_after_failure = continue_after_failure
+        self.git_add = git_add
+        self.allowed_hosts = {h.lower() for h in (allowed_hosts or ["127.0.0.1", "localhost"])}
+        self.reviews: OrderedDict[str, Review] = OrderedDict()
+        self.live = LiveReply(format)
+        self.closing = False
+        self._lock = threading.RLock()
+        self._live_cache: tuple[tuple[Any, ...], dict[str, Any] | None] | None = None
+
+    # -- reviews -----------------------------------------------------------------------------
+
+    def new_review(self, reply: str, format: str | None, match: str | None) -> Review:
+        review = Review(
+            self.root,
+            reply,
+            format=format,
+            match=match,
+            continue_after_failure=self.continue_after_failure,
+            git_add=self.git_add,
+        )
+        with self._lock:
+            self.reviews[review.id] = review
+            while len(self.reviews) > MAX_REVIEWS:
+                self.reviews.popitem(last=False)
+        return review
+
+    def review(self, review_id: str) -> Review:
+        if review_id == LIVE_ID:
+            self.live_view()  # brings the live review up to date with the reply
+        with self._lock:
+            found = self.reviews.get(review_id)
+        if found is None:
+            raise ReviewError("no such review (it was cancelled, or the server restarted); paste the reply again", 404)
+        return found
+
+    def cancel(self, review_id: str) -> None:
+        with self._lock:
+            if self.reviews.pop(review_id, None) is None:
+                raise ReviewError("no such review", 404)
+        if review_id == LIVE_ID:
+            self.reset_live()
+
+    # -- the live reply ------------------------------------------------------------------------
+
+    def reset_live(self, format: str | None = None) -> LiveReply:
+        """Start receiving a new reply; pages watching the old one switch to it."""
+        with self._lock:
+            old = self.live
+            self.live = LiveReply(format or self.format)
+            self.reviews.pop(LIVE_ID, None)
+            self._live_cache = None
+        old.wake()
+        return self.live
+
+    def live_view(self) -> dict[str, Any]:
+        """The live reply and its review, as the page's SSE stream sends it."""
+        with self._lock:
+            live = self.live
+            snap = live.snapshot()
+            review = self.reviews.get(LIVE_ID)
+            if snap.active and review is None:
+                review = Review(
+                    self.root,
+                    format=self.format,
+                    match=self.match,
+                    continue_after_failure=self.continue_after_failure,
+                    git_add=self.git_add,
+                    review_id=LIVE_ID,
+                    parse=False,
+                )
+                self.reviews[LIVE_ID] = review
+            if review is not None and (
+                len(review.slots) != len(snap.blocks) or review.done != snap.done or review.reply != snap.text
+            ):
+                review.sync(snap.text, snap.blocks, snap.warnings, snap.shell_suggestions, snap.format, done=snap.done)
+            key = (snap.session, len(snap.blocks), snap.done, review.revision if review else None)
+            if self._live_cache is not None and self._live_cache[0] == key:
+                view = self._live_cache[1]
+            else:
+                view = review.view() if review is not None else None
+                self._live_cache = (key, view)
+        return {
+            "session": snap.session,
+            "version": snap.version,
+            "active": snap.active,
+            "done": snap.done,
+            "size": snap.size,
+            "error": snap.error,
+            "in_progress": snap.in_progress,
+            "review": view,
+        }
+
+
+# -- security --------------------------------------------------------------------------------
+
+
+class GuardMiddleware:
+    """Refuses requests for another host name (DNS rebinding) and writes from other origins (CSRF);
+    adds security headers to every response."""
+
+    SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+    def __init__(self, app: ASGIApp, state: AppState) -> None:
+        self.app = app
+        self.state = state
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        problem = self.check(scope["method"], headers)
+        if problem is not None:
+            response = JSONResponse({"error": problem}, status_code=403)
+            await response(scope, receive, self._with_headers(send))
+            return
+        await self.app(scope, receive, self._with_headers(send))
+
+    def check(self, method: str, headers: dict[str, str]) -> str | None:
+        host = headers.get("host", "").lower()
+        if not self._host_allowed(host):
+            return f"this server answers only for {', '.join(sorted(self.state.allowed_hosts))}, not {host or 'no host'}"
+        if method in self.SAFE_METHODS:
+            return None
+        origin = headers.get("origin")
+        if origin is not None:
+            if origin.lower() != f"http://{host}":
+                return f"request from another origin ({origin}) refused"
+        else:
+            site = headers.get("sec-fetch-site")
+            if site not in (None, "same-origin", "none"):
+                return f"request from another site ({site}) refused"
+        content_type = headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        if content_type != "application/json":
+            return "write requests must be JSON (Content-Type: application/json)"
+        return None
+
+    def _host_allowed(self, host: str) -> bool:
+        if host in self.state.allowed_hosts:
+            return True
+        return False
+
+    @staticmethod
+    def _with_headers(send: Send) -> Send:
+        async def wrapped(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                extra = [
+                    (b"content-security-policy", _CSP.encode()),
+                    (b"x-content-type-options", b"nosniff"),
+                    (b"x-frame-options", b"DENY"),
+                    (b"referrer-policy", b"no-referrer"),
+                    (b"cache-control", b"no-store"),
+                ]
+                message = dict(message)
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
+
+        return wrapped
+
+
+# -- handlers --------------------------------------------------------------------------------
+
+
+def _state(request: Request) -> AppState:
+    return request.app.state.editblocks  # type: ignore[no-any-return]
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    length = request.headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > MAX_BODY_BYTES:
+        raise ReviewError("request too large", 413)
+    body = await request.body()
+    if len(body) > MAX_BODY_BYTES:
+        raise ReviewError("request too large", 413)
+    if not body:
+        return {}
+    try:
+        data = json.loads(body)
+    except ValueError:
+        raise ReviewError("request body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise ReviewError("request body must be a JSON object")
+    return data
+
+
+def _option(data: dict[str, Any], name: str, allowed: Any) -> str | None:
+    value = data.get(name)
+    if value in (None, ""):
+        return None
+    if not isinstance(value, str) or value not in allowed:
+        raise ReviewError(f"unknown {name}: {value!r}")
+    return value
+
+
+async def index(request: Request) -> Response:
+    page = (resources.files("editblocks.web") / "static" / "index.html").read_text(encoding="utf-8")
+    return Response(page, media_type="text/html; charset=utf-8")
+
+
+async def pygments_stylesheet(request: Request) -> Response:
+    return Response(pygments_css(), media_type="text/css; charset=utf-8")
+
+
+async def get_state(request: Request) -> Response:
+    state = _state(request)
+    live = state.live
+    return JSONResponse(
+        {
+            "version": __version__,
+            "root": str(state.root),
+            "format": state.format,
+            "match": state.match,
+            "formats": list(FORMATS),
+            "match_levels": list(LEVELS),
+            "live": {"active": live.active, "done": live.done, "session": live.session},
+            "undo": await run_in_threadpool(undo_status, state.root),
+        }
+    )
+
+
+async def create_review(request: Request) -> Response:
+    state = _state(request)
+    data = await _json_body(request)
+    reply = data.get("reply")
+    if not isinstance(reply, str) or not reply.strip():
+        raise ReviewError("the reply is empty: paste a model's reply")
+    check_reply_size(reply)
+    fmt = _option(data, "format", FORMATS)
+    match = _option(data, "match", LEVELS) or state.match
+    review = await run_in_threadpool(state.new_review, reply, fmt or state.format, match)
+    view = await run_in_threadpool(review.view)
+    return JSONResponse(view, status_code=201)
+
+
+async def get_review(request: Request) -> Response:
+    review = await run_in_threadpool(_state(request).review, request.path_params["review_id"])
+    return JSONResponse(await run_in_threadpool(review.view))
+
+
+async def apply_review(request: Request) -> Response:
+    state = _state(request)
+    data = await _json_body(request)
+    review = await run_in_threadpool(state.review, request.path_params["review_id"])
+    blocks = data.get("blocks")
+    if blocks is not None and (not isinstance(blocks, list) or not all(isinstance(i, int) for i in blocks)):
+        raise ReviewError("blocks must be a list of block numbers (0-based)")
+    file = data.get("file")
+    if file is not None and not isinstance(file, str):
+        raise ReviewError("file must be a path")
+    result = await run_in_threadpool(lambda: review.apply(all=data.get("all") is True, file=file, blocks=blocks))
+    return JSONResponse(result)
+
+
+async def edit_block(request: Request) -> Response:
+    state = _state(request)
+    data = await _json_body(request)
+    review = await run_in_threadpool(state.review, request.path_params["review_id"])
+    text = data.get("text")
+    if text is not None and not isinstance(text, str):
+        raise ReviewError("text must be a string or null")
+    if text is not None:
+        check_reply_size(text)
+    index_ = request.path_params["index"]
+    await run_in_threadpool(review.set_text, index_, text)
+    return JSONResponse(await run_in_threadpool(review.view))
+
+
+async def cancel_review(request: Request) -> Response:
+    await _json_body(request)
+    await run_in_threadpool(_state(request).cancel, request.path_params["review_id"])
+    return JSONResponse({"cancelled": True})
+
+
+async def file_view(request: Request) -> Response:
+    review = await run_in_threadpool(_state(request).review, request.path_params["review_id"])
+    path = request.query_params.get("path", "")
+    return JSONResponse(await run_in_threadpool(review.file_view, path))
+
+
+async def undo(request: Request) -> Response:
+    state = _state(request)
+    data = await _json_body(request)
+    try:
+        done = await run_in_threadpool(undo_last, state.root)
+    except UndoUnavailable as exc:
+        raise ReviewError(str(exc), 409) from None
+    with state._lock:
+        reviews = list(state.reviews.values())
+    for review in reviews:
+        review.undone(done.entry)
+    payload: dict[str, Any] = {"undone": done.to_dict()}
+    review_id = data.get("review")
+    if isinstance(review_id, str):
+        try:
+            review = state.review(review_id)
+            payload["view"] = await run_in_threadpool(review.view)
+        except ReviewError:
+            pass
+    return JSONResponse(payload)
+
+
+async def push_live(request: Request) -> Response:
+    state = _state(request)
+    data = await _json_body(request)
+    if data.get("reset"):
+        fmt = _option(data, "format", FORMATS)
+        state.reset_live(fmt)
+    chunk = data.get("chunk")
+    if chunk is not None:
+        if not isinstance(chunk, str):
+            raise ReviewError("chunk must be text")
+        try:
+            state.live.feed(chunk)
+        except ValueError as exc:
+            raise ReviewError(f"{exc}; send reset first to start a new reply", 409) from None
+    if data.get("done"):
+        state.live.finish()
+    live = state.live
+    return JSONResponse({"session": live.session, "version": live.version, "done": live.done})
+
+
+async def live_events(request: Request) -> Response:
+    state = _state(request)
+    loop = asyncio.get_running_loop()
+    wake = asyncio.Event()
+
+    def changed() -> None:
+        loop.call_soon_threadsafe(wake.set)
+
+    live = state.live
+    token = live.subscribe(changed)
+
+    async def stream():  # type: ignore[no-untyped-def]
+        nonlocal live, token
+        last: tuple[str, int] | None = None
+        try:
+            while not state.closing:
+                if state.live is not live:
+                    live.unsubscribe(token)
+                    live = state.live
+                    token = live.subscribe(changed)
+                wake.clear()
+                payload = await run_in_threadpool(state.live_view)
+                key = (payload["session"], payload["version"], payload["review"]["revision"] if payload["review"] else -1)
+                if key != last:
+                    last = key
+                    yield f"event: live\ndata: {json.dumps(payload)}\n\n"
+                try:
+                    await asyncio.wait_for(wake.wait(), timeout=KEEPALIVE_SECONDS)
+                    await asyncio.sleep(0.05)  # gather a burst of chunks into one update
+                except asyncio.TimeoutError:
+                    yield ": keep-alive\n\n"
+        finally:
+            live.unsubscribe(token)
+
+    return StreamingResponse(stream(), media_type="text/event-stream", headers={"X-Accel-Buffering": "no"})
+
+
+async def _review_error(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, ReviewError):
+        return JSONResponse({"error": exc.message}, status_code=exc.status)
+    if isinstance(exc, PathError):
+        return JSONResponse({"error": str(exc)}, status_code=403)
+    return JSONResponse({"error": str(exc)}, status_code=400)
+
+
+def create_app(
+    root: str | Path = ".",
+    *,
+    format: str | None = None,
+    match: str | None = None,
+    continue_after_failure: bool = False,
+    git_add: bool = False,
+    allowed_hosts: list[str] | None = None,
+) -> Starlette:
+    """The review application for the files under ``root``.
+
+    ``allowed_hosts`` are the ``Host`` header values the server answers to (``host:port``);
+    the page's own origin is ``http://`` one of them.
+    """
+    state = AppState(
+        root,
+        format=format,
+        match=match,
+        continue_after_failure=continue_after_failure,
+        git_add=git_add,
+        allowed_hosts=allowed_hosts,
+    )
+    static = StaticFiles(directory=str(Path(str(resources.files("editblocks.web") / "static"))))
+    routes = [
+        Route("/", index),
+        Route("/pygments.css", pygments_stylesheet),
+        Route("/api/state", get_state),
+        Route("/api/reviews", create_review, methods=["POST"]),
+        Route("/api/reviews/{review_id}", get_review),
+        Route("/api/reviews/{review_id}/apply", apply_review, methods=["POST"]),
+        Route("/api/reviews/{review_id}/blocks/{index:int}", edit_block, methods=["POST"]),
+        Route("/api/reviews/{review_id}/cancel", cancel_review, methods=["POST"]),
+        Route("/api/reviews/{review_id}/file", file_view),
+        Route("/api/undo", undo, methods=["POST"]),
+        Route("/api/live", push_live, methods=["POST"]),
+        Route("/api/live/events", live_events),
+        Mount("/static", app=static, name="static"),
+    ]
+    app = Starlette(
+        routes=routes,
+        exception_handlers={ReviewError: _review_error, WorkspaceError: _review_error},
+    )
+    app.state.editblocks = state
+    app.add_middleware(GuardMiddleware, state=state)
+    return app

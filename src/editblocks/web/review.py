@@ -1,0 +1,499 @@
+"""One reply under review: what each block would do, what was applied, and the page's view of it.
+
+Everything is computed by the package's own pipeline: :func:`parse_response` finds the blocks,
+:func:`apply_edits` with ``dry_run=True`` says what each block would do and produces the diffs,
+and :func:`~.recording.apply_recorded` writes. Nothing is written until :meth:`Review.apply`.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..apply import apply_edits
+from ..models import ApplyResult, EditBlock, EditResult, EditStatus, ParseWarning
+from ..parsing import parse_response, split_reply
+from ..workspace import BinaryFileError, FileMissingError, Workspace
+from .highlight import diff_rows, text_rows
+from .recording import apply_recorded, undo_status, undone_entries
+
+WILL_APPLY, APPLIED, FAILED, SKIPPED, ALREADY_APPLIED = "will_apply", "applied", "failed", "skipped", "already_applied"
+STATUSES = (WILL_APPLY, APPLIED, FAILED, SKIPPED, ALREADY_APPLIED)
+MAX_PREFIX_BLOCKS = 40
+"""Files with more blocks than this show each block's own text instead of its exact file diff."""
+
+# Seed 003's strategy indicators: how the block was located, and how much to trust it.
+_STRATEGIES = {
+    "exact": ("Exact match", "high"),
+    "create": ("New file", "high"),
+    "whitespace": ("Whitespace adjusted", "medium"),
+    "indentation": ("Indentation adjusted", "medium"),
+    "blank-lines": ("Blank lines adjusted", "medium"),
+    "unicode": ("Look-alike characters adjusted", "medium"),
+    "elision": ("'...' expanded", "medium"),
+    "fuzzy": ("Fuzzy match", "low"),
+}
+
+
+class ReviewError(Exception):
+    """A request the review cannot carry out; ``status`` is the HTTP status to answer with."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+def strategy_label(strategy: str | None, score: float | None) -> tuple[str | None, str | None]:
+    if not strategy:
+        return None, None
+    label, confidence = _STRATEGIES.get(strategy, (strategy.replace("-", " ").capitalize(), "medium"))
+    if score is not None:
+        label = f"{label} ({score:.0%})"
+    return label, confidence
+
+
+def editable_text(block: EditBlock, reply_lines: list[str]) -> str:
+    """The text a person edits for ``block``: one that parses back into the same edit."""
+    candidates = [f"{block.file_path}\n{block.raw_block}", block.raw_block]
+    if reply_lines and block.line_number:
+        first = max(block.line_number - 3, 0)
+        candidates.append("\n".join(reply_lines[first : block.end_line]) + "\n")
+    for text in candidates:
+        if not text.strip():
+            continue
+        blocks = parse_response(text).blocks
+        if len(blocks) == 1 and blocks[0].same_edit(block):
+            return text
+    return candidates[0]
+
+
+@dataclass
+class _Slot:
+    block: EditBlock
+    text: str
+    """The block's text as the reply has it (what Edit manually starts from)."""
+    edited: EditBlock | None = None
+    edited_text: str | None = None
+    edit_error: str | None = None
+    applied: EditResult | None = None
+    applied_rows: list[dict[str, Any]] | None = None
+    batch: int | None = None
+
+    @property
+    def current(self) -> EditBlock:
+        return self.edited or self.block
+
+
+@dataclass
+class _Batch:
+    """One apply from this review."""
+
+    number: int
+    entry: int | None
+    blocks: list[int]
+    files: list[str]
+    before: dict[str, str] = field(default_factory=dict)
+    after: dict[str, str] = field(default_factory=dict)
+    undone: bool = False
+
+
+class Review:
+    """A reply, its blocks, and what has been applied of it. Thread-safe."""
+
+    def __init__(
+        self,
+        root: str | Path,
+        reply: str = "",
+        *,
+        format: str | None = None,
+        match: str | None = None,
+        continue_after_failure: bool = False,
+        git_add: bool = False,
+        review_id: str | None = None,
+        parse: bool = True,
+    ) -> None:
+        self.id = review_id or secrets.token_hex(6)
+        self.root = Workspace(root).root
+        self.format_option = format
+        self.match = match
+        self.continue_after_failure = continue_after_failure
+        self.git_add = git_add
+        self.revision = 0
+        self.done = True
+        self._lock = threading.RLock()
+        self._batches: list[_Batch] = []
+        self.reply = ""
+        self.slots: list[_Slot] = []
+        self.warnings: list[ParseWarning] = []
+        self.shell_suggestions: list[str] = []
+        self.format: str | None = None
+        if parse:
+            parsed = parse_response(reply, format)
+            self.sync(reply, parsed.blocks, parsed.warnings, parsed.shell_suggestions, parsed.format)
+
+    # -- the blocks ---------------------------------------------------------------------
+
+    def sync(
+        self,
+        reply: str,
+        blocks: list[EditBlock],
+        warnings: list[ParseWarning],
+        shell_suggestions: list[str],
+        format: str | None,
+        *,
+        done: bool = True,
+    ) -> None:
+        """Take the blocks of ``reply`` (a reply still arriving grows); blocks already known keep their state."""
+        with self._lock:
+            lines = split_reply(reply)
+            slots: list[_Slot] = []
+            for i, block in enumerate(blocks):
+                old = self.slots[i] if i < len(self.slots) else None
+                if old is not None and old.block.same_edit(block) and old.block.line_number == block.line_number:
+                    slots.append(old)
+                else:
+                    slots.append(_Slot(block, editable_text(block, lines)))
+            self.reply = reply
+            self.slots = slots
+            self.warnings = list(warnings)
+            self.shell_suggestions = list(shell_suggestions)
+            self.format = format
+            self.done = done
+            self.revision += 1
+
+    def set_text(self, index: int, text: str | None) -> None:
+        """Replace block ``index`` by an edited text (None or the original text: back to the reply's)."""
+        with self._lock:
+            slot = self._slot(index)
+            if slot.applied is not None:
+                raise ReviewError(f"block {index + 1} is already applied; undo first to edit it", 409)
+            if text is None or text == slot.text:
+                slot.edited, slot.edited_text, slot.edit_error = None, None, None
+            else:
+                slot.edited_text = text
+                parsed = parse_response(text, slot.block.format)
+                if not parsed.blocks:
+                    parsed = parse_response(text)
+                if len(parsed.blocks) == 1:
+                    slot.edited, slot.edit_error = parsed.blocks[0], None
+                else:
+                    slot.edited = None
+                    if parsed.blocks:
+                        slot.edit_error = f"the text holds {len(parsed.blocks)} edit blocks; keep exactly one"
+                    else:
+                        why = "; ".join(w.message for w in parsed.warnings[:2])
+                        slot.edit_error = "no complete edit block in the text" + (f" ({why})" if why else "")
+            self.revision += 1
+
+    def _slot(self, index: int) -> _Slot:
+        if not 0 <= index < len(self.slots):
+            raise ReviewError(f"no block {index + 1} in this reply", 404)
+        return self.slots[index]
+
+    def _pending(self) -> list[int]:
+        return [i for i, s in enumerate(self.slots) if s.applied is None and s.edit_error is None]
+
+    def _dry_run(self, blocks: list[EditBlock]) -> ApplyResult:
+        if not blocks:
+            return ApplyResult(dry_run=True)
+        return apply_edits(
+            blocks,
+            self.root,
+            dry_run=True,
+            match=self.match,
+            continue_after_failure=self.continue_after_failure,
+        )
+
+    def _block_rows(self, blocks: list[EditBlock], dry: ApplyResult) -> list[list[dict[str, Any]] | None]:
+        """Each applying block's own change, as it would land in its file (None: not known)."""
+        out: list[list[dict[str, Any]] | None] = [None] * len(blocks)
+        groups: dict[str, list[int]] = {}
+        for k, r in enumerate(dry.results):
+            groups.setdefault(r.file_path, []).append(k)
+        for path, ks in groups.items():
+            applying = [k for k in ks if dry.results[k].status is EditStatus.APPLIED]
+            if not applying or path not in dry.after:
+                continue
+            if len(applying) == 1:
+                out[applying[0]] = diff_rows(dry.before[path], dry.after[path], path)
+                continue
+            if len(ks) > MAX_PREFIX_BLOCKS:
+                continue
+            previous = dry.before[path]
+            for j, k in enumerate(ks):
+                if dry.results[k].status is not EditStatus.APPLIED:
+                    continue
+                part = self._dry_run([blocks[m] for m in ks[: j + 1]])
+                after = part.after.get(path)
+                if after is None:
+                    continue
+                out[k] = diff_rows(previous, after, path)
+                previous = after
+        return out
+
+    # -- the page's view ------------------------------------------------------------------
+
+    def view(self) -> dict[str, Any]:
+        """Everything the page shows for this reply, as JSON-ready data."""
+        with self._lock:
+            self._notice_undos()
+            pending = self._pending()
+            blocks = [self.slots[i].current for i in pending]
+            dry = self._dry_run(blocks)
+            rows = self._block_rows(blocks, dry)
+            by_index = {i: (dry.results[k], rows[k]) for k, i in enumerate(pending)}
+            views: list[dict[str, Any]] = []
+            combined: list[EditResult] = []
+            for i, slot in enumerate(self.slots):
+                if slot.applied is not None:
+                    views.append(self._block_view(i, slot, slot.applied, APPLIED, slot.applied_rows))
+                    combined.append(slot.applied)
+                elif slot.edit_error is not None:
+                    res = EditResult(slot.block.file_path, EditStatus.FAILED, slot.block, reason=slot.edit_error)
+                    views.append(self._block_view(i, slot, res, FAILED, None))
+                    combined.append(res)
+                else:
+                    res, block_rows = by_index[i]
+                    views.append(self._block_view(i, slot, res, _status(res), block_rows))
+                    combined.append(res)
+            counts = {s: 0 for s in STATUSES}
+            for v in views:
+                counts[v["status"]] += 1
+            files = self._files(views, dry)
+            failures = [
+                {
+                    "index": v["index"],
+                    "file_path": v["file_path"],
+                    "reason": v["reason"],
+                    "similar_line": v["closest_region"][0] if v["closest_region"] else None,
+                    "closest": v["closest"],
+                }
+                for v in views
+                if v["status"] == FAILED
+            ]
+            feedback = ApplyResult(results=combined, warnings=list(self.warnings), format=self.format).feedback_message()
+            applied_files = list(dict.fromkeys(f for b in self._batches if not b.undone for f in b.files))
+            return {
+                "id": self.id,
+                "revision": self.revision,
+                "root": str(self.root),
+                "format": self.format,
+                "match": self.match,
+                "done": self.done,
+                "blocks": views,
+                "files": files,
+                "summary": {
+                    "total": len(views),
+                    "counts": counts,
+                    "files_pending": list(dry.files_modified),
+                    "files_applied": applied_files,
+                    "failures": failures,
+                },
+                "warnings": [{"line": w.line, "message": w.message} for w in self.warnings],
+                "shell_suggestions": list(self.shell_suggestions),
+                "feedback": feedback,
+                "undo": undo_status(self.root),
+                "applies": [
+                    {"number": b.number, "entry": b.entry, "blocks": b.blocks, "files": b.files, "undone": b.undone}
+                    for b in self._batches
+                ],
+            }
+
+    def _block_view(
+        self, index: int, slot: _Slot, res: EditResult, status: str, rows: list[dict[str, Any]] | None
+    ) -> dict[str, Any]:
+        block = slot.current
+        label, confidence = strategy_label(res.strategy, res.score)
+        diff_kind = "file"
+        if rows is None:
+            rows = diff_rows(block.search_text, block.replace_text, block.file_path, context=None, numbers=False)
+            diff_kind = "block"
+        closest: list[dict[str, Any]] = []
+        if res.closest_text and res.closest_region:
+            closest = text_rows(res.closest_text, res.file_path, res.closest_region[0])
+        reason = res.reason
+        if status == ALREADY_APPLIED:
+            reason = "the file already contains this change"
+        return {
+            "index": index,
+            "file_path": res.file_path,
+            "requested_path": res.requested_path,
+            "format": block.format,
+            "reply_line": slot.block.line_number,
+            "status": status,
+            "reason": reason,
+            "strategy": res.strategy,
+            "strategy_label": label,
+            "confidence": confidence,
+            "score": res.score,
+            "line": res.estimated_line,
+            "closest_region": list(res.closest_region) if res.closest_region else None,
+            "closest": closest,
+            "candidates": list(res.candidates),
+            "notes": list(res.notes),
+            "is_create": block.is_create,
+            "text": slot.edited_text if slot.edited_text is not None else slot.text,
+            "original_text": slot.text,
+            "edited": slot.edited_text is not None,
+            "edit_error": slot.edit_error,
+            "diff": rows,
+            "diff_kind": diff_kind,
+            "apply": slot.batch,
+        }
+
+    def _files(self, views: list[dict[str, Any]], dry: ApplyResult) -> list[dict[str, Any]]:
+        files: dict[str, dict[str, Any]] = {}
+        for v in views:
+            f = files.setdefault(
+                v["file_path"],
+                {"path": v["file_path"], "blocks": [], "counts": {s: 0 for s in STATUSES}},
+            )
+            f["blocks"].append(v["index"])
+            f["counts"][v["status"]] += 1
+        for f in files.values():
+            f["will_change"] = f["path"] in dry.files_modified
+        return list(files.values())
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def apply(self, *, all: bool = False, file: str | None = None, blocks: list[int] | None = None) -> dict[str, Any]:
+        """Write the chosen pending blocks: all of them, those of one ``file``, or the ``blocks`` listed."""
+        with self._lock:
+            if not self.done:
+                raise ReviewError("the reply is still arriving; apply once it is complete", 409)
+            self._notice_undos()
+            pending = self._pending()
+            current = [self.slots[i].current for i in pending]
+            if all:
+                chosen = pending
+            elif file is not None:
+                dry = self._dry_run(current)
+                chosen = [i for k, i in enumerate(pending) if dry.results[k].file_path == file]
+                if not chosen:
+                    raise ReviewError(f"no block left to apply for {file}", 409)
+            elif blocks:
+                for i in blocks:
+                    slot = self._slot(i)
+                    if slot.applied is not None:
+                        raise ReviewError(f"block {i + 1} is already applied", 409)
+                    if slot.edit_error is not None:
+                        raise ReviewError(f"block {i + 1} cannot be applied: {slot.edit_error}", 409)
+                chosen = sorted(set(blocks))
+            else:
+                raise ReviewError("say what to apply: all, a file, or blocks")
+            if not chosen:
+                raise ReviewError("no block left to apply", 409)
+            chosen_blocks = [self.slots[i].current for i in chosen]
+            planned = self._dry_run(chosen_blocks)
+            planned_rows = self._block_rows(chosen_blocks, planned)
+            result, entry = apply_recorded(
+                chosen_blocks,
+                self.root,
+                match=self.match,
+                continue_after_failure=self.continue_after_failure,
+                git_add=self.git_add,
+            )
+            batch = _Batch(
+                number=len(self._batches) + 1,
+                entry=entry,
+                blocks=[],
+                files=list(result.files_modified),
+                before=dict(result.before),
+                after=dict(result.after),
+            )
+            for k, (i, res) in enumerate(zip(chosen, result.results)):
+                if res.status is not EditStatus.APPLIED:
+                    continue
+                slot = self.slots[i]
+                rows = planned_rows[k]
+                if planned.after.get(res.file_path) != result.after.get(res.file_path):
+                    rows = None  # the file changed between the preview and the write
+                slot.applied, slot.applied_rows, slot.batch = res, rows, batch.number
+                batch.blocks.append(i)
+            if batch.files or batch.blocks:
+                self._batches.append(batch)
+            self.revision += 1
+            applied = {
+                "number": batch.number,
+                "entry": entry,
+                "files": batch.files,
+                "blocks": batch.blocks,
+                "counts": {
+                    APPLIED: len(result.applied),
+                    FAILED: len(result.failed),
+                    SKIPPED: len(result.skipped),
+                },
+                "warnings": [{"line": w.line, "message": w.message} for w in result.warnings],
+            }
+            return {"applied": applied, "view": self.view()}
+
+    def _notice_undos(self) -> None:
+        """Applies undone elsewhere (``editblocks undo``) make their blocks pending again."""
+        if any(b.entry is not None and not b.undone for b in self._batches):
+            for entry in undone_entries(self.root):
+                self.undone(entry)
+
+    def undone(self, entry: int) -> bool:
+        """The apply recorded as journal entry ``entry`` was undone: its blocks are pending again."""
+        with self._lock:
+            changed = False
+            for batch in self._batches:
+                if batch.entry == entry and not batch.undone:
+                    batch.undone = True
+                    for slot in self.slots:
+                        if slot.batch == batch.number:
+                            slot.applied, slot.applied_rows, slot.batch = None, None, None
+                    changed = True
+            if changed:
+                self.revision += 1
+            return changed
+
+    # -- a file's diff ------------------------------------------------------------------------
+
+    def file_view(self, path: str) -> dict[str, Any]:
+        """One file under the root: its pending diff, else what this review applied, else its text."""
+        workspace = Workspace(self.root)
+        rel, _ = workspace.resolve(path)
+        with self._lock:
+            self._notice_undos()
+            pending = self._pending()
+            dry = self._dry_run([self.slots[i].current for i in pending])
+            marks = [
+                {"index": i, "line": s.applied.estimated_line if s.applied else None}
+                for i, s in enumerate(self.slots)
+                if (s.applied.file_path if s.applied else s.current.file_path) == rel
+            ]
+            if rel in dry.after:
+                return {
+                    "path": rel,
+                    "kind": "pending",
+                    "rows": diff_rows(dry.before.get(rel, ""), dry.after[rel], rel, context=None),
+                    "marks": marks,
+                }
+            for batch in reversed(self._batches):
+                if not batch.undone and rel in batch.after:
+                    return {
+                        "path": rel,
+                        "kind": "applied",
+                        "rows": diff_rows(batch.before.get(rel, ""), batch.after[rel], rel, context=None),
+                        "marks": marks,
+                    }
+        try:
+            text = workspace.read(rel).text
+        except FileMissingError:
+            return {"path": rel, "kind": "missing", "rows": [], "marks": marks}
+        except BinaryFileError:
+            raise ReviewError(f"{rel} is a binary file", 415) from None
+        return {"path": rel, "kind": "current", "rows": text_rows(text, rel), "marks": marks}
+
+
+def _status(res: EditResult) -> str:
+    if res.status is EditStatus.APPLIED:
+        return WILL_APPLY
+    if res.status is EditStatus.FAILED:
+        return FAILED
+    return ALREADY_APPLIED if res.already_applied else SKIPPED

@@ -1,0 +1,658 @@
+// The editblocks review page. It only shows what the server's JSON API says: parsing, matching
+// and writing all happen on the server. Text from replies and files is put in the page with
+// textContent; the one exception is a diff row's "h" field, HTML that the server builds from
+// escaped text (syntax highlighting and change marks).
+"use strict";
+
+const STATUS_TEXT = {
+  will_apply: "will apply",
+  applied: "applied",
+  failed: "failed",
+  skipped: "skipped",
+  already_applied: "already applied",
+};
+const STATUS_ORDER = ["will_apply", "applied", "failed", "skipped", "already_applied"];
+
+const state = {
+  view: null,          // the review shown
+  live: null,          // the last live payload
+  showingLive: false,  // the review shown is the live reply
+  editors: new Map(),  // block index -> {textarea, seq}
+  busy: false,
+};
+
+// -- small helpers -------------------------------------------------------------------------
+
+function $(id) { return document.getElementById(id); }
+
+function el(tag, props, ...children) {
+  const node = document.createElement(tag);
+  if (props) {
+    for (const [key, value] of Object.entries(props)) {
+      if (value === undefined || value === null || value === false) continue;
+      if (key === "class") node.className = value;
+      else if (key === "text") node.textContent = value;
+      else if (key === "dataset") Object.assign(node.dataset, value);
+      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else node.setAttribute(key, value === true ? "" : String(value));
+    }
+  }
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+async function api(method, url, body) {
+  const options = { method, headers: { "Accept": "application/json" } };
+  if (body !== undefined) {
+    options.headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(body);
+  }
+  const response = await fetch(url, options);
+  let data = null;
+  try { data = await response.json(); } catch (e) { data = null; }
+  if (!response.ok) {
+    throw new Error((data && data.error) || `${response.status} ${response.statusText}`);
+  }
+  return data;
+}
+
+let toastTimer = null;
+function toast(message, kind) {
+  const box = $("toast");
+  box.textContent = message;
+  box.className = "show " + (kind || "");
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { box.className = ""; }, kind === "error" ? 7000 : 3500);
+}
+
+async function copyText(text, what) {
+  let ok = false;
+  try {
+    if (navigator.clipboard && window.isSecureContext) {
+      await navigator.clipboard.writeText(text);
+      ok = true;
+    }
+  } catch (e) { ok = false; }
+  if (!ok) {
+    const area = el("textarea", { class: "offscreen", readonly: true });
+    area.value = text;
+    document.body.append(area);
+    area.select();
+    try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+    area.remove();
+  }
+  document.body.dataset.copied = text;
+  toast(ok ? `${what} copied` : `Could not copy ${what.toLowerCase()}; select it and copy by hand`, ok ? "" : "error");
+}
+
+function plural(n, word) { return `${n} ${word}${n === 1 ? "" : "s"}`; }
+
+async function guarded(action) {
+  if (state.busy) return;
+  state.busy = true;
+  document.body.classList.add("busy");
+  try { await action(); }
+  catch (e) { toast(e.message, "error"); }
+  finally {
+    state.busy = false;
+    document.body.classList.remove("busy");
+  }
+}
+
+// -- diff rows -------------------------------------------------------------------------------
+
+function codeTable(rows, options) {
+  const numbers = !options || options.numbers !== false;
+  const table = el("table", { class: "code hl" + (numbers ? "" : " no-numbers") });
+  const body = el("tbody");
+  for (const row of rows) {
+    const sign = { add: "+", del: "-", ctx: " ", hunk: "" }[row.t] || "";
+    const tr = el("tr", { class: "row-" + row.t });
+    if (row.o !== null && row.o !== undefined) tr.dataset.o = row.o;
+    if (row.n !== null && row.n !== undefined) tr.dataset.n = row.n;
+    if (numbers) {
+      tr.append(el("td", { class: "ln", text: row.o ?? "" }), el("td", { class: "ln", text: row.n ?? "" }));
+    }
+    tr.append(el("td", { class: "sign", text: sign }));
+    const code = el("td", { class: "line" });
+    code.innerHTML = row.h;  // server-built HTML of escaped text (see the note at the top)
+    tr.append(code);
+    body.append(tr);
+  }
+  table.append(body);
+  return table;
+}
+
+// -- the review ------------------------------------------------------------------------------
+
+function renderView(view) {
+  const active = document.activeElement;
+  let focus = null;
+  for (const [index, editor] of state.editors) {
+    if (editor.textarea === active) {
+      focus = { index, start: active.selectionStart, end: active.selectionEnd, scroll: active.scrollTop };
+    }
+  }
+  state.view = view;
+  $("input-panel").hidden = true;
+  $("review").hidden = false;
+  $("new-reply").hidden = false;
+  renderSummary(view);
+  renderWarnings(view);
+  renderFiles(view);
+  renderShell(view);
+  renderUndo(view.undo);
+  if (focus) {
+    const editor = state.editors.get(focus.index);
+    if (editor) {
+      editor.textarea.focus();
+      editor.textarea.setSelectionRange(focus.start, focus.end);
+      editor.textarea.scrollTop = focus.scroll;
+    }
+  }
+}
+
+function renderSummary(view) {
+  const box = $("summary");
+  box.replaceChildren();
+  const s = view.summary;
+  const counts = s.counts;
+  const anyApplied = counts.applied > 0;
+  const pending = counts.will_apply;
+  let headline;
+  if (!view.done) headline = "Reply still arriving; blocks appear as they complete.";
+  else if (s.total === 0) headline = "No edit blocks found in this reply.";
+  else if (anyApplied && pending === 0) headline = "Edits written.";
+  else if (anyApplied) headline = "Some edits written; the rest are previews.";
+  else headline = "Preview: nothing has been written yet.";
+  box.className = "summary" + (counts.failed ? " has-failures" : "") + (anyApplied ? " has-applied" : "");
+
+  const chips = el("div", { class: "counts" });
+  for (const status of STATUS_ORDER) {
+    const n = counts[status];
+    if (!n) continue;
+    chips.append(el("span", { class: `count badge badge-${status}`, dataset: { status } }, `${n} ${STATUS_TEXT[status]}`));
+  }
+  const actions = el("div", { class: "actions" });
+  actions.append(
+    el("button", {
+      type: "button", class: "btn primary", id: "apply-all",
+      disabled: !view.done || pending === 0,
+      onclick: () => applySelection({ all: true }, "all pending blocks"),
+    }, pending ? `Apply all (${plural(pending, "block")})` : "Apply all"),
+    el("button", {
+      type: "button", class: "btn", id: "cancel-review",
+      onclick: cancelReview,
+      title: "Forget this reply; no file is written",
+    }, anyApplied ? "Close" : "Cancel"),
+  );
+  if (view.feedback) {
+    actions.append(el("button", {
+      type: "button", class: "btn", id: "copy-feedback-all",
+      onclick: () => copyText(view.feedback, "Feedback for the model"),
+    }, "Copy feedback for the model"));
+  }
+  box.append(el("div", { class: "summary-head" }, el("strong", { text: headline }), chips, el("span", { class: "spacer" }), actions));
+
+  const fileLine = (label, paths, cls) => {
+    if (!paths.length) return null;
+    const line = el("div", { class: "summary-files" }, el("span", { class: "muted", text: label }));
+    for (const path of paths) {
+      line.append(el("button", { type: "button", class: `file-chip ${cls}`, onclick: () => openFile(path) }, path));
+    }
+    return line;
+  };
+  const applied = fileLine("Modified:", s.files_applied, "chip-applied");
+  const pendingFiles = fileLine(anyApplied ? "Would still change:" : "Will change:", s.files_pending, "chip-pending");
+  if (applied) box.append(applied);
+  if (pendingFiles) box.append(pendingFiles);
+
+  if (s.failures.length) {
+    const list = el("div", { class: "failures" });
+    for (const f of s.failures) {
+      const item = el("div", { class: "failure" });
+      item.append(el("div", { class: "failure-head" },
+        el("span", { class: "badge badge-failed", text: "failed" }),
+        el("a", { href: `#block-${f.index}`, class: "block-ref", text: `#${f.index + 1}` }),
+        el("button", { type: "button", class: "path-link", onclick: () => openFile(f.file_path, f.similar_line, "o") }, f.file_path),
+        el("span", { class: "reason", text: f.reason || "" })));
+      if (f.similar_line) {
+        item.append(el("div", { class: "similar", text: `Similar code found at line ${f.similar_line}:` }));
+        if (f.closest.length) item.append(codeTable(f.closest));
+      }
+      list.append(item);
+    }
+    box.append(list);
+  }
+}
+
+function renderWarnings(view) {
+  const box = $("warnings");
+  box.replaceChildren();
+  if (!view.warnings.length) return;
+  const list = el("ul", { class: "warnings" });
+  for (const w of view.warnings) {
+    list.append(el("li", null, el("span", { class: "badge badge-warning", text: "warning" }),
+      w.line ? ` reply line ${w.line}: ` : " ", w.message));
+  }
+  box.append(list);
+}
+
+function renderFiles(view) {
+  const box = $("files");
+  box.replaceChildren();
+  const byIndex = new Map(view.blocks.map((b) => [b.index, b]));
+  for (const file of view.files) {
+    const group = el("section", { class: "file-group", dataset: { path: file.path } });
+    const counts = STATUS_ORDER.filter((s) => file.counts[s]).map((s) => `${file.counts[s]} ${STATUS_TEXT[s]}`).join(" · ");
+    const head = el("div", { class: "file-head" },
+      el("button", { type: "button", class: "path-link file-path", onclick: () => openFile(file.path) }, file.path),
+      el("span", { class: "muted", text: counts }),
+      el("span", { class: "spacer" }));
+    if (file.counts.will_apply && view.done) {
+      head.append(el("button", {
+        type: "button", class: "btn small apply-file", dataset: { path: file.path },
+        onclick: () => applySelection({ file: file.path }, file.path),
+      }, "Apply file"));
+    }
+    group.append(head);
+    for (const index of file.blocks) group.append(renderBlock(byIndex.get(index), view));
+    box.append(group);
+  }
+}
+
+function renderBlock(b, view) {
+  const card = el("article", { class: `block status-${b.status}`, id: `block-${b.index}`, dataset: { index: b.index, status: b.status } });
+  const head = el("div", { class: "block-head" });
+  head.append(
+    el("span", { class: "block-number", text: `#${b.index + 1}` }),
+    el("button", {
+      type: "button", class: "path-link block-path", title: "Show this file's diff at the edit",
+      onclick: () => openFile(b.file_path, b.status === "failed" && b.closest_region ? b.closest_region[0] : b.line,
+        b.status === "will_apply" || b.status === "applied" ? "n" : "o"),
+    }, b.file_path),
+    el("span", { class: `badge badge-${b.status}`, text: STATUS_TEXT[b.status] }),
+  );
+  if (b.strategy_label) {
+    const icon = b.confidence === "high" ? "\u2713" : "\u26a0";
+    head.append(el("span", { class: `strategy conf-${b.confidence}`, title: `located by: ${b.strategy}` }, `${icon} ${b.strategy_label}`));
+  }
+  if (b.line && b.status !== "failed") head.append(el("span", { class: "muted", text: `line ${b.line}` }));
+  head.append(el("span", { class: "muted", text: `reply line ${b.reply_line}` }));
+  if (b.edited) head.append(el("span", { class: "badge badge-edited", text: "edited" }));
+  head.append(el("span", { class: "spacer" }));
+  if (b.status === "will_apply" && view.done) {
+    head.append(el("button", { type: "button", class: "btn small apply-block", onclick: () => applySelection({ blocks: [b.index] }, `block #${b.index + 1}`) }, "Apply block"));
+  }
+  if (b.status === "failed") {
+    head.append(el("button", { type: "button", class: "btn small copy-feedback", onclick: () => copyText(view.feedback, "Feedback for the model") }, "Copy feedback"));
+  }
+  if (b.status === "failed" || b.status === "skipped" || b.edited || state.editors.has(b.index)) {
+    if (b.status !== "applied") {
+      head.append(el("button", { type: "button", class: "btn small edit-manually", onclick: () => toggleEditor(b) },
+        state.editors.has(b.index) ? "Close editor" : "Edit manually"));
+    }
+  }
+  card.append(head);
+
+  if (b.requested_path) card.append(el("div", { class: "note", text: `The reply names ${b.requested_path}; it was resolved to ${b.file_path}.` }));
+  for (const note of b.notes) card.append(el("div", { class: "note", text: note }));
+  if (b.reason && b.status !== "will_apply" && b.status !== "applied") {
+    card.append(el("div", { class: `reason-box reason-${b.status}`, text: b.reason }));
+  }
+  if (b.status === "failed" && b.closest.length) {
+    card.append(el("div", { class: "similar", text: `Similar code found at line ${b.closest_region[0]}:` }), codeTable(b.closest));
+  }
+  if (b.diff.length) {
+    if (b.diff_kind === "block") card.append(el("div", { class: "caption", text: "The block's own text (not placed in the file):" }));
+    card.append(codeTable(b.diff, { numbers: b.diff_kind === "file" }));
+  }
+  const editor = state.editors.get(b.index);
+  if (editor && b.status !== "applied") card.append(renderEditor(b, editor));
+  return card;
+}
+
+// -- editing a block by hand -------------------------------------------------------------
+
+function toggleEditor(b) {
+  if (state.editors.has(b.index)) state.editors.delete(b.index);
+  else {
+    const textarea = el("textarea", { class: "block-editor", spellcheck: "false", rows: Math.min(30, b.text.split("\n").length + 2) });
+    textarea.value = b.text;
+    const editor = { textarea, seq: 0, timer: null };
+    textarea.addEventListener("input", () => {
+      fitEditor(textarea);
+      clearTimeout(editor.timer);
+      editor.timer = setTimeout(() => recheck(b.index, editor), 250);
+    });
+    state.editors.set(b.index, editor);
+  }
+  renderView(state.view);
+  const editor = state.editors.get(b.index);
+  if (editor) {
+    fitEditor(editor.textarea);
+    editor.textarea.focus();
+  }
+}
+
+function fitEditor(textarea) {
+  textarea.style.height = "auto";
+  textarea.style.height = `${Math.min(600, textarea.scrollHeight + 4)}px`;
+}
+
+function renderEditor(b, editor) {
+  const status = el("div", { class: "editor-status", dataset: { status: b.status } });
+  if (editor.seq && editor.pending) status.textContent = "checking\u2026";
+  else if (b.edit_error) status.textContent = `\u2717 ${b.edit_error}`;
+  else if (b.status === "will_apply") status.textContent = `\u2713 will apply (${b.strategy_label || b.strategy})`;
+  else status.textContent = `\u2717 ${STATUS_TEXT[b.status]}: ${b.reason || ""}`;
+  const box = el("div", { class: "editor" },
+    el("div", { class: "caption", text: "Edit the block; it is checked against the file as you type. Apply writes the edited version." }),
+    editor.textarea,
+    el("div", { class: "editor-foot" }, status, el("span", { class: "spacer" }),
+      b.edited ? el("button", { type: "button", class: "btn small", onclick: () => revertEdit(b.index) }, "Back to the reply's text") : null));
+  return box;
+}
+
+async function recheck(index, editor) {
+  const seq = ++editor.seq;
+  editor.pending = true;
+  try {
+    const view = await api("POST", `/api/reviews/${encodeURIComponent(state.view.id)}/blocks/${index}`, { text: editor.textarea.value });
+    if (seq !== editor.seq) return;  // a newer keystroke's answer will follow
+    editor.pending = false;
+    renderView(view);
+  } catch (e) {
+    editor.pending = false;
+    toast(e.message, "error");
+  }
+}
+
+async function revertEdit(index) {
+  await guarded(async () => {
+    const view = await api("POST", `/api/reviews/${encodeURIComponent(state.view.id)}/blocks/${index}`, { text: null });
+    state.editors.delete(index);
+    renderView(view);
+  });
+}
+
+// -- actions -----------------------------------------------------------------------------------
+
+async function preview() {
+  const reply = $("reply-input").value;
+  if (!reply.trim()) { toast("Paste a reply first", "error"); return; }
+  await guarded(async () => {
+    const view = await api("POST", "/api/reviews", {
+      reply, format: $("format-select").value || null, match: $("match-select").value || null,
+    });
+    state.editors.clear();
+    state.showingLive = false;
+    $("live-status").hidden = true;
+    $("in-progress").replaceChildren();
+    renderView(view);
+  });
+}
+
+async function applySelection(selection, what) {
+  await guarded(async () => {
+    const data = await api("POST", `/api/reviews/${encodeURIComponent(state.view.id)}/apply`, selection);
+    for (const index of data.applied.blocks) state.editors.delete(index);
+    renderView(data.view);
+    const a = data.applied;
+    if (a.blocks.length) {
+      toast(`Applied ${plural(a.blocks.length, "block")}; wrote ${a.files.join(", ") || "no file"}`);
+    } else {
+      toast(`Nothing applied for ${what}: ${plural(a.counts.failed, "block")} failed`, "error");
+    }
+  });
+}
+
+async function cancelReview() {
+  if (!state.view) return;
+  const id = state.view.id;
+  const anyApplied = state.view.summary.counts.applied > 0;
+  await guarded(async () => {
+    await api("POST", `/api/reviews/${encodeURIComponent(id)}/cancel`, {});
+    closeReview();
+    toast(anyApplied ? "Closed; the edits already applied stay (Undo puts them back)" : "Cancelled: no file was written");
+  });
+}
+
+function closeReview() {
+  state.view = null;
+  state.showingLive = false;
+  state.editors.clear();
+  $("review").hidden = true;
+  $("input-panel").hidden = false;
+  $("new-reply").hidden = true;
+  $("live-status").hidden = true;
+  $("in-progress").replaceChildren();
+  closeFile();
+  refreshUndo();
+}
+
+async function undo() {
+  await guarded(async () => {
+    const data = await api("POST", "/api/undo", { review: state.view ? state.view.id : null });
+    const u = data.undone;
+    const parts = [];
+    if (u.restored.length) parts.push(`restored ${u.restored.join(", ")}`);
+    if (u.deleted.length) parts.push(`deleted ${u.deleted.join(", ")}`);
+    toast(`Undid apply #${u.entry}: ${parts.join("; ") || "nothing to put back"}`);
+    if (data.view) renderView(data.view);
+    else refreshUndo();
+    closeFile();
+  });
+}
+
+function renderUndo(undoState) {
+  const button = $("undo-button");
+  button.disabled = !undoState || !undoState.available;
+  button.title = undoState && undoState.available ? `Undo: ${undoState.description}` : "Nothing to undo";
+}
+
+async function refreshUndo() {
+  try {
+    const s = await api("GET", "/api/state");
+    renderUndo(s.undo);
+  } catch (e) { /* the next action reports it */ }
+}
+
+// -- the file view -----------------------------------------------------------------------------
+
+async function openFile(path, line, side) {
+  if (!state.view) return;
+  try {
+    const data = await api("GET", `/api/reviews/${encodeURIComponent(state.view.id)}/file?path=${encodeURIComponent(path)}`);
+    const kinds = {
+      pending: "changes not written yet",
+      applied: "changes written",
+      current: "no change: the file as it is",
+      missing: "the file does not exist",
+    };
+    $("file-panel-title").textContent = data.path;
+    $("file-panel-kind").textContent = kinds[data.kind] || data.kind;
+    const body = $("file-panel-body");
+    body.replaceChildren(data.rows.length ? codeTable(data.rows) : el("p", { class: "muted", text: "(empty)" }));
+    const panel = $("file-panel");
+    panel.hidden = false;
+    panel.dataset.path = data.path;
+    let target = null;
+    if (line) target = body.querySelector(`tr[data-${side === "o" ? "o" : "n"}="${Number(line)}"]`);
+    if (!target) target = body.querySelector("tr.row-add, tr.row-del");
+    if (target) {
+      target.classList.add("target");
+      target.scrollIntoView({ block: "center" });
+    }
+  } catch (e) {
+    toast(e.message, "error");
+  }
+}
+
+function closeFile() {
+  $("file-panel").hidden = true;
+}
+
+// -- shell suggestions ---------------------------------------------------------------------
+
+function renderShell(view) {
+  const box = $("shell");
+  box.replaceChildren();
+  if (!view.shell_suggestions.length) return;
+  const section = el("section", { class: "shell" },
+    el("h3", { text: "Shell commands the reply suggests" }),
+    el("p", { class: "muted", text: "editblocks never runs them. Copy one to run it yourself if you agree with it." }));
+  for (const cmd of view.shell_suggestions) {
+    section.append(el("div", { class: "shell-row" },
+      el("code", { class: "shell-cmd", text: `$ ${cmd}` }),
+      el("button", { type: "button", class: "btn small copy-shell", onclick: () => copyText(cmd, "Command") }, "Copy")));
+  }
+  box.append(section);
+}
+
+// -- the live reply ---------------------------------------------------------------------------
+
+function renderInProgress(live) {
+  const box = $("in-progress");
+  box.replaceChildren();
+  const p = live && !live.done ? live.in_progress : null;
+  if (!p) return;
+  // Seed 001's renderInProgressEditBlock(filePath, partialLines).
+  const card = el("article", { class: "block in-progress", id: "in-progress-block" });
+  card.append(el("div", { class: "block-head" },
+    el("span", { class: "spinner" }),
+    el("span", { class: "block-path mono", text: p.path || "reply still arriving" }),
+    el("span", { class: "badge badge-streaming", text: "streaming\u2026" }),
+    p.format ? el("span", { class: "muted", text: p.format }) : null,
+    el("span", { class: "muted", text: `reply line ${p.reply_line}` })));
+  const pre = el("pre", { class: "partial" });
+  if (p.tail !== null && p.tail !== undefined) pre.append(el("span", { class: "partial-tail", text: p.tail + "\n" }));
+  for (const line of splitLines(p.old)) pre.append(el("span", { class: "partial-del", text: "- " + line + "\n" }));
+  for (const line of splitLines(p.new)) pre.append(el("span", { class: "partial-add", text: "+ " + line + "\n" }));
+  card.append(pre);
+  box.append(card);
+}
+
+function splitLines(text) {
+  if (!text) return [];
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+function onLive(payload) {
+  const previous = state.live;
+  state.live = payload;
+  if (!payload.active) {
+    if (state.showingLive) closeReview();
+    $("live-notice").hidden = true;
+    return;
+  }
+  const newSession = !previous || previous.session !== payload.session;
+  if (!state.showingLive) {
+    if (state.view && !newSession) return;
+    if (state.view) { $("live-notice").hidden = false; return; }
+    state.showingLive = true;
+    state.editors.clear();
+  }
+  showLive(payload);
+}
+
+function showLive(payload) {
+  $("live-notice").hidden = true;
+  const status = $("live-status");
+  status.hidden = false;
+  status.replaceChildren();
+  const size = payload.size > 2048 ? `${(payload.size / 1024).toFixed(1)} kB` : `${payload.size} characters`;
+  if (payload.error) status.append(el("span", { class: "badge badge-failed", text: "error" }), " ", payload.error);
+  else if (payload.done) status.append(el("span", { class: "badge badge-applied", text: "complete" }), ` Reply received (${size}).`);
+  else status.append(el("span", { class: "spinner" }), ` Receiving the reply\u2026 ${size} so far.`);
+  status.dataset.done = payload.done ? "true" : "false";
+  const review = payload.review;
+  if (review && (!state.view || state.view.id !== review.id || review.revision >= state.view.revision)) {
+    renderView(review);
+  }
+  renderInProgress(payload);
+}
+
+function watchLive() {
+  if (!window.EventSource) return;
+  const source = new EventSource("/api/live/events");
+  source.addEventListener("live", (event) => {
+    try { onLive(JSON.parse(event.data)); } catch (e) { toast(e.message, "error"); }
+  });
+}
+
+// -- reply files -----------------------------------------------------------------------------
+
+async function loadFile(file) {
+  if (!file) return;
+  if (file.size > 50 * 1024 * 1024) { toast("That file is larger than 50 MB", "error"); return; }
+  const text = await file.text();
+  if (state.view) closeReview();
+  $("reply-input").value = text;
+  await preview();
+}
+
+function setupDrop() {
+  let depth = 0;
+  const overlay = $("drop-overlay");
+  const hasFiles = (event) => event.dataTransfer && Array.from(event.dataTransfer.types || []).includes("Files");
+  window.addEventListener("dragenter", (event) => {
+    if (!hasFiles(event)) return;
+    event.preventDefault();
+    depth += 1;
+    overlay.hidden = false;
+  });
+  window.addEventListener("dragover", (event) => { if (hasFiles(event)) event.preventDefault(); });
+  window.addEventListener("dragleave", () => {
+    depth = Math.max(0, depth - 1);
+    if (!depth) overlay.hidden = true;
+  });
+  window.addEventListener("drop", (event) => {
+    if (!hasFiles(event)) return;
+    event.preventDefault();
+    depth = 0;
+    overlay.hidden = true;
+    loadFile(event.dataTransfer.files[0]);
+  });
+}
+
+// -- start -----------------------------------------------------------------------------------
+
+async function start() {
+  $("preview-button").addEventListener("click", preview);
+  $("reply-input").addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); preview(); }
+  });
+  $("open-file").addEventListener("click", () => $("file-input").click());
+  $("file-input").addEventListener("change", (event) => loadFile(event.target.files[0]));
+  $("undo-button").addEventListener("click", undo);
+  $("new-reply").addEventListener("click", closeReview);
+  $("file-panel-close").addEventListener("click", closeFile);
+  $("show-live").addEventListener("click", () => {
+    state.showingLive = true;
+    state.editors.clear();
+    if (state.live) showLive(state.live);
+  });
+  document.addEventListener("keydown", (event) => { if (event.key === "Escape") closeFile(); });
+  setupDrop();
+  try {
+    const s = await api("GET", "/api/state");
+    $("root-path").textContent = s.root;
+    for (const name of s.formats) $("format-select").append(el("option", { value: name, text: name }));
+    for (const name of s.match_levels) $("match-select").append(el("option", { value: name, text: name }));
+    if (s.format) $("format-select").value = s.format;
+    if (s.match) $("match-select").value = s.match;
+    renderUndo(s.undo);
+  } catch (e) {
+    toast(e.message, "error");
+  }
+  watchLive();
+  document.body.dataset.ready = "true";
+}
+
+document.addEventListener("DOMContentLoaded", start);

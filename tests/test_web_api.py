@@ -1,0 +1,592 @@
+"""The review page's JSON API (``editblocks serve``), through Starlette's test client."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette", reason="the review page needs the web extra: pip install 'editblocks[web]'")
+pytest.importorskip("uvicorn", reason="the review page needs the web extra: pip install 'editblocks[web]'")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+import editblocks  # noqa: E402
+from editblocks.web import create_app, missing_dependency  # noqa: E402
+from editblocks.web.highlight import char_changes, diff_rows, render_line, token_lines  # noqa: E402
+from editblocks.web.server import ReviewServer  # noqa: E402
+
+from .helpers import sr, write_tree  # noqa: E402
+from .webdata import CART, FIXED_README_BLOCK, README, REPLY, SCRIPT_REPLY, STALE_README_BLOCK, make_project, tree  # noqa: E402
+
+
+@pytest.fixture
+def project(root: Path) -> Path:
+    make_project(root)
+    return root
+
+
+@pytest.fixture
+def client(project: Path) -> TestClient:
+    app = create_app(project, allowed_hosts=["testserver"])
+    return TestClient(app, base_url="http://testserver")
+
+
+def new_review(client: TestClient, reply: str = REPLY, **options: str) -> dict:
+    response = client.post("/api/reviews", json={"reply": reply, **options})
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def by_status(view: dict) -> list[str]:
+    return [b["status"] for b in view["blocks"]]
+
+
+# -- the page and its files ----------------------------------------------------------------
+
+
+def test_page_and_assets_are_served_with_a_strict_content_security_policy(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200
+    assert "editblocks review" in page.text
+    assert 'src="/static/app.js"' in page.text
+    csp = page.headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "default-src 'none'" in csp
+    assert page.headers["x-content-type-options"] == "nosniff"
+    assert client.get("/static/app.js").status_code == 200
+    assert client.get("/static/app.css").status_code == 200
+    css = client.get("/pygments.css")
+    assert css.status_code == 200 and ".hl .k" in css.text
+
+
+def test_state_names_the_root_and_the_options(client: TestClient, project: Path) -> None:
+    state = client.get("/api/state").json()
+    assert state["root"] == str(project.resolve())
+    assert state["formats"] == list(editblocks.FORMATS)
+    assert state["match_levels"] == ["exact", "tolerant", "fuzzy"]
+    assert state["undo"]["available"] is False
+    assert state["live"]["active"] is False
+
+
+def test_web_extra_is_installed() -> None:
+    assert missing_dependency() is None
+
+
+# -- preview ------------------------------------------------------------------------------------
+
+
+def test_preview_shows_every_block_and_writes_nothing(client: TestClient, project: Path) -> None:
+    before = tree(project)
+    view = new_review(client)
+    assert tree(project) == before
+    assert by_status(view) == ["will_apply", "will_apply", "will_apply", "failed"]
+    counts = view["summary"]["counts"]
+    assert counts == {"will_apply": 3, "applied": 0, "failed": 1, "skipped": 0, "already_applied": 0}
+    assert view["summary"]["files_pending"] == ["shop/cart.py", "tests/test_cart.py"]
+    assert view["summary"]["files_applied"] == []
+    first, second, create, stale = view["blocks"]
+    assert first["strategy"] == "exact" and first["strategy_label"] == "Exact match" and first["confidence"] == "high"
+    assert first["line"] == 11
+    assert create["strategy_label"] == "New file" and create["is_create"]
+    # Each block's diff is its own change, placed in the file with line numbers.
+    assert first["diff_kind"] == "file"
+    assert any(r["t"] == "del" and "total" in r["h"] for r in first["diff"])
+    assert not any("format_price" in r["h"] and r["t"] != "ctx" for r in first["diff"])
+    assert any(r["t"] == "add" and "currency" in r["h"] for r in second["diff"])
+    # The same rows as the whole-file diff of the dry run.
+    dry = editblocks.apply_edits(REPLY, project, dry_run=True)
+    assert [b["file_path"] for b in view["blocks"]] == [r.file_path for r in dry.results]
+
+
+def test_failed_block_carries_its_diagnosis_and_the_similar_lines(client: TestClient) -> None:
+    view = new_review(client)
+    stale = view["blocks"][3]
+    assert stale["status"] == "failed"
+    assert "not found" in stale["reason"]
+    assert stale["closest_region"] == [3, 3]
+    assert stale["closest"][0]["n"] == 3
+    assert "A tiny shopping cart used by the editblocks demo." in stale["closest"][0]["h"]
+    assert stale["diff_kind"] == "block"  # not placed in the file: its own text
+    [failure] = view["summary"]["failures"]
+    assert failure["index"] == 3 and failure["similar_line"] == 3 and failure["file_path"] == "README.md"
+
+
+def test_feedback_message_is_the_one_apply_edits_gives(client: TestClient, project: Path) -> None:
+    view = new_review(client)
+    expected = editblocks.apply_edits(REPLY, project, dry_run=True).feedback_message()
+    assert view["feedback"] == expected
+    assert "Block 4 for README.md failed" in view["feedback"]
+
+
+def test_strategy_indicators_for_tolerant_and_fuzzy_matches(client: TestClient, project: Path) -> None:
+    write_tree(project, {"w.py": "def f():\n    a = 1   \n    return a\n"})
+    reply = sr("w.py", "def f():\n    a = 1\n    return a\n", "def f():\n    a = 2\n    return a\n")
+    [block] = new_review(client, reply)["blocks"]
+    assert block["status"] == "will_apply"
+    assert block["strategy"] == "whitespace"
+    assert block["strategy_label"] == "Whitespace adjusted" and block["confidence"] == "medium"
+    lines = [f"    value_{i} = compute_something({i}, factor={i * 3})\n" for i in range(12)]
+    write_tree(project, {"f.py": "def g():\n" + "".join(lines)})
+    wrong = lines[:]
+    wrong[5] = wrong[5].replace("factor=15", "factr=15")
+    new = wrong[:]
+    new[2] = "    value_2 = compute_something(2, factor=60)\n"
+    [fuzzy] = new_review(client, sr("f.py", "".join(wrong), "".join(new)))["blocks"]
+    assert fuzzy["strategy"] == "fuzzy", fuzzy
+    assert fuzzy["confidence"] == "low"
+    assert re.search(r"Fuzzy match \(\d+%\)", fuzzy["strategy_label"])
+
+
+def test_skipped_and_already_applied_blocks(client: TestClient, project: Path) -> None:
+    bad_then_good = sr("shop/cart.py", "no such line\n", "x\n") + "\n" + sr(
+        "shop/cart.py", "class Cart:\n", "class ShoppingCart:\n"
+    )
+    assert by_status(new_review(client, bad_then_good)) == ["failed", "skipped"]
+    done = sr("README.md", "A small cart.\n", "A tiny shopping cart used by the editblocks demo.\n")
+    [block] = new_review(client, done)["blocks"]
+    assert block["status"] == "already_applied"
+    assert "already" in block["reason"]
+
+
+def test_reply_without_blocks_and_empty_reply(client: TestClient) -> None:
+    view = new_review(client, "Just prose, no edits.\n")
+    assert view["blocks"] == [] and view["summary"]["total"] == 0
+    truncated = new_review(client, REPLY + "\nshop/cart.py\n<<<<<<< SEARCH\nclass Cart:\n")
+    assert len(truncated["blocks"]) == 4
+    assert any("truncated" in w["message"] for w in truncated["warnings"])
+    response = client.post("/api/reviews", json={"reply": "  \n"})
+    assert response.status_code == 400
+    assert "empty" in response.json()["error"]
+    assert client.post("/api/reviews", json={"reply": REPLY, "format": "nope"}).status_code == 400
+    assert client.post("/api/reviews", json={"reply": REPLY, "match": "loose"}).status_code == 400
+
+
+def test_format_and_match_options_are_used(client: TestClient, project: Path) -> None:
+    write_tree(project, {"w.py": "def f():\n    a = 1   \n    return a\n"})
+    reply = sr("w.py", "def f():\n    a = 1\n    return a\n", "def f():\n    a = 2\n    return a\n")
+    [block] = new_review(client, reply, match="exact")["blocks"]
+    assert block["status"] == "failed"
+    view = new_review(client, reply, format="edit-v3")
+    assert view["blocks"] == [] and view["format"] == "edit-v3"
+
+
+# -- escaping -------------------------------------------------------------------------------------
+
+
+def test_html_in_replies_and_files_is_escaped(client: TestClient, project: Path) -> None:
+    write_tree(project, {"README.md": "<script>alert('file')</script>\n" + README})
+    view = new_review(client, SCRIPT_REPLY)
+    html = json.dumps([r["h"] for b in view["blocks"] for r in b["diff"] + b["closest"]])
+    assert "<script" not in html and "<img" not in html and "<b>" not in html
+    assert "&lt;script&gt;window.__pwned = 3&lt;/script&gt;" in html
+    file_rows = client.get(f"/api/reviews/{view['id']}/file", params={"path": "README.md"}).json()["rows"]
+    assert "&lt;script&gt;alert(&#x27;file&#x27;)&lt;/script&gt;" in file_rows[0]["h"] or "&lt;script&gt;" in file_rows[0]["h"]
+    assert "<script" not in json.dumps(file_rows)
+
+
+def test_highlighted_rows_keep_the_text_and_mark_changed_characters() -> None:
+    rows = diff_rows("x = 1 < 2\n", "x = 1 <= 3\n", "a.py")
+    assert [r["t"] for r in rows] == ["hunk", "del", "add"]
+    added = rows[2]["h"]
+    assert "eb-chg" in added and "&lt;" in added
+    plain = re.sub(r"<[^>]+>", "", added).replace("&lt;", "<")
+    assert plain == "x = 1 <= 3"
+    old, new = char_changes("return total", "return round(total)")
+    assert old == [] and new
+    assert char_changes("abc", "xyz") is None  # wholly different lines get no marks
+    assert render_line([("k", "if"), ("", " a<b")], [(3, 5)]) == '<span class="k">if</span> <span class="eb-chg">a&lt;</span>b'
+    assert token_lines("", "x.py") == []
+    assert ["".join(t for _, t in line) for line in token_lines("a\n\tb\n\n", "Makefile")] == ["a", "\tb", ""]
+
+
+# -- writing, cancelling, undo --------------------------------------------------------------------
+
+
+def test_apply_one_file_then_undo(client: TestClient, project: Path) -> None:
+    before = tree(project)
+    view = new_review(client)
+    response = client.post(f"/api/reviews/{view['id']}/apply", json={"file": "shop/cart.py"})
+    assert response.status_code == 200, response.text
+    data = response.json()
+    assert data["applied"]["files"] == ["shop/cart.py"]
+    assert data["applied"]["blocks"] == [0, 1]
+    cart = (project / "shop/cart.py").read_text()
+    assert "def total(self, discount=0.0):" in cart and 'currency="$"' in cart
+    assert not (project / "tests/test_cart.py").exists()
+    after = data["view"]
+    assert by_status(after) == ["applied", "applied", "will_apply", "failed"]
+    assert after["summary"]["files_applied"] == ["shop/cart.py"]
+    assert after["summary"]["files_pending"] == ["tests/test_cart.py"]
+    assert after["undo"]["available"] and after["undo"]["files"] == ["shop/cart.py"]
+    assert after["blocks"][0]["diff"] == view["blocks"][0]["diff"]  # the applied change, as previewed
+    # The file view shows what was written.
+    shown = client.get(f"/api/reviews/{view['id']}/file", params={"path": "shop/cart.py"}).json()
+    assert shown["kind"] == "applied"
+    # Re-reading the review keeps the state.
+    assert by_status(client.get(f"/api/reviews/{view['id']}").json())[:2] == ["applied", "applied"]
+
+    undone = client.post("/api/undo", json={"review": view["id"]})
+    assert undone.status_code == 200, undone.text
+    assert undone.json()["undone"]["restored"] == ["shop/cart.py"]
+    assert tree(project) == before
+    assert by_status(undone.json()["view"]) == ["will_apply", "will_apply", "will_apply", "failed"]
+    nothing = client.post("/api/undo", json={})
+    assert nothing.status_code == 409 and "nothing to undo" in nothing.json()["error"]
+
+
+def test_apply_all_and_block_by_block(client: TestClient, project: Path) -> None:
+    view = new_review(client)
+    one = client.post(f"/api/reviews/{view['id']}/apply", json={"blocks": [2]}).json()
+    assert one["applied"]["files"] == ["tests/test_cart.py"]
+    assert (project / "tests/test_cart.py").read_text().startswith("from shop.cart import Cart")
+    assert (project / "shop/cart.py").read_text() == CART
+    again = client.post(f"/api/reviews/{view['id']}/apply", json={"blocks": [2]})
+    assert again.status_code == 409
+    rest = client.post(f"/api/reviews/{view['id']}/apply", json={"all": True}).json()
+    assert rest["applied"]["files"] == ["shop/cart.py"]
+    assert rest["applied"]["counts"] == {"applied": 2, "failed": 1, "skipped": 0}
+    assert by_status(rest["view"]) == ["applied", "applied", "applied", "failed"]
+    assert (project / "README.md").read_text() == README
+    # Two applies, undone newest first.
+    assert client.post("/api/undo", json={}).json()["undone"]["restored"] == ["shop/cart.py"]
+    assert client.post("/api/undo", json={}).json()["undone"]["deleted"] == ["tests/test_cart.py"]
+    assert (project / "shop/cart.py").read_text() == CART and not (project / "tests").exists()
+
+
+def test_apply_requests_that_make_no_sense(client: TestClient) -> None:
+    view = new_review(client)
+    rid = view["id"]
+    assert client.post(f"/api/reviews/{rid}/apply", json={}).status_code == 400
+    assert client.post(f"/api/reviews/{rid}/apply", json={"blocks": [9]}).status_code == 404
+    assert client.post(f"/api/reviews/{rid}/apply", json={"blocks": "0"}).status_code == 400
+    assert client.post(f"/api/reviews/{rid}/apply", json={"file": "nothing.py"}).status_code == 409
+    assert client.post("/api/reviews/nope/apply", json={"all": True}).status_code == 404
+
+
+def test_cancel_leaves_the_tree_untouched(client: TestClient, project: Path) -> None:
+    before = tree(project)
+    view = new_review(client)
+    response = client.post(f"/api/reviews/{view['id']}/cancel", json={})
+    assert response.status_code == 200 and response.json() == {"cancelled": True}
+    assert tree(project) == before
+    assert not (project / ".editblocks" / "journal").exists() or not os.listdir(project / ".editblocks" / "journal")
+    assert client.get(f"/api/reviews/{view['id']}").status_code == 404
+
+
+# -- editing a failed block by hand -----------------------------------------------------------
+
+
+def test_edit_manually_is_rechecked_and_applies_the_edited_text(client: TestClient, project: Path) -> None:
+    view = new_review(client)
+    rid = view["id"]
+    stale = view["blocks"][3]
+    assert stale["text"].startswith("README.md\n")
+    assert editblocks.parse_response(stale["text"]).blocks[0].same_edit(editblocks.parse_response(STALE_README_BLOCK).blocks[0])
+
+    broken = client.post(f"/api/reviews/{rid}/blocks/3", json={"text": "README.md\n<<<<<<< SEARCH\nA tiny"}).json()
+    block = broken["blocks"][3]
+    assert block["status"] == "failed" and block["edit_error"].startswith("no complete edit block")
+    assert block["edited"] is True
+
+    fixed = client.post(f"/api/reviews/{rid}/blocks/3", json={"text": FIXED_README_BLOCK}).json()
+    block = fixed["blocks"][3]
+    assert block["status"] == "will_apply" and block["edit_error"] is None and block["edited"]
+    assert fixed["summary"]["counts"]["failed"] == 0
+    assert fixed["feedback"] == ""
+
+    two = client.post(f"/api/reviews/{rid}/blocks/3", json={"text": FIXED_README_BLOCK * 2}).json()
+    assert "keep exactly one" in two["blocks"][3]["edit_error"]
+
+    client.post(f"/api/reviews/{rid}/blocks/3", json={"text": FIXED_README_BLOCK})
+    applied = client.post(f"/api/reviews/{rid}/apply", json={"blocks": [3]}).json()
+    assert applied["applied"]["files"] == ["README.md"]
+    assert "with discounts" in (project / "README.md").read_text()
+    refused = client.post(f"/api/reviews/{rid}/blocks/3", json={"text": STALE_README_BLOCK})
+    assert refused.status_code == 409
+
+    reverted = client.post(f"/api/reviews/{rid}/blocks/0", json={"text": None}).json()
+    assert reverted["blocks"][0]["edited"] is False
+
+
+# -- shell suggestions ------------------------------------------------------------------------
+
+
+def test_shell_suggestions_are_listed_and_never_run(client: TestClient, project: Path) -> None:
+    reply = REPLY + "\n```sh\ntouch pwned-by-reply\n```\n"
+    view = new_review(client, reply)
+    assert view["shell_suggestions"] == ["git rm shop/old_cart.py", "touch pwned-by-reply"]
+    client.post(f"/api/reviews/{view['id']}/apply", json={"all": True})
+    assert not (project / "pwned-by-reply").exists()
+
+
+# -- files under the root only -------------------------------------------------------------------
+
+
+def test_file_view_serves_only_files_under_the_root(client: TestClient, project: Path) -> None:
+    (project.parent / "secret.txt").write_text("TOP-SECRET\n")
+    os.symlink(project.parent / "secret.txt", project / "link.txt")
+    (project / ".git").mkdir()
+    (project / ".git" / "config").write_text("[core]\n")
+    view = new_review(client)
+    url = f"/api/reviews/{view['id']}/file"
+    assert client.get(url, params={"path": "notes.txt"}).json()["rows"][0]["h"] == "keep me"
+    pending = client.get(url, params={"path": "shop/cart.py"}).json()
+    assert pending["kind"] == "pending" and any(r["t"] == "add" for r in pending["rows"])
+    for bad in ["../secret.txt", str(project.parent / "secret.txt"), "link.txt", ".git/config", "shop/../../secret.txt", "~/x", ""]:
+        response = client.get(url, params={"path": bad})
+        assert response.status_code in (400, 403), (bad, response.text)
+        assert "TOP-SECRET" not in response.text
+    assert client.get(url, params={"path": "nothing/here.py"}).json()["kind"] == "missing"
+    write_tree(project, {"blob.bin": b"\x00\x01\x02binary"})
+    assert client.get(url, params={"path": "blob.bin"}).status_code == 415
+
+
+# -- cross-site requests ---------------------------------------------------------------------
+
+
+def test_write_requests_from_other_origins_are_refused(client: TestClient, project: Path) -> None:
+    view = new_review(client)
+    before = tree(project)
+    url = f"/api/reviews/{view['id']}/apply"
+    refused = [
+        client.post(url, json={"all": True}, headers={"Origin": "http://evil.example"}),
+        client.post(url, json={"all": True}, headers={"Origin": "null"}),
+        client.post(url, json={"all": True}, headers={"Origin": "http://testserver.evil.example"}),
+        client.post(url, json={"all": True}, headers={"Sec-Fetch-Site": "cross-site"}),
+        client.post(url, content=b'{"all": true}', headers={"Content-Type": "text/plain"}),
+        client.post(url, data={"all": "true"}),
+        client.post(url, json={"all": True}, headers={"Host": "evil.example", "Origin": "http://evil.example"}),
+        client.post("/api/undo", json={}, headers={"Origin": "http://evil.example"}),
+        client.post("/api/live", json={"chunk": "x"}, headers={"Origin": "http://evil.example"}),
+    ]
+    for response in refused:
+        assert response.status_code == 403, response.text
+        assert "error" in response.json()
+    assert tree(project) == before
+    ok = client.post(url, json={"all": True}, headers={"Origin": "http://testserver", "Sec-Fetch-Site": "same-origin"})
+    assert ok.status_code == 200
+    assert tree(project) != before
+
+
+def test_other_host_names_are_refused_for_reads_too(client: TestClient) -> None:
+    # A page on another domain that resolves to 127.0.0.1 (DNS rebinding) sends its own Host.
+    for path in ["/", "/api/state", "/static/app.js"]:
+        assert client.get(path, headers={"Host": "attacker.example:8765"}).status_code == 403
+
+
+# -- the live reply ------------------------------------------------------------------------------
+
+
+def test_live_reply_grows_block_by_block(client: TestClient, project: Path) -> None:
+    assert client.post("/api/live", json={"reset": True}).status_code == 200
+    cut = REPLY.index('def format_price(amount, currency="$")')  # inside the second block
+    client.post("/api/live", json={"chunk": REPLY[:cut]})
+    state = client.app.state.editblocks  # type: ignore[attr-defined]
+    live = state.live_view()
+    assert live["active"] and not live["done"]
+    assert [b["status"] for b in live["review"]["blocks"]] == ["will_apply"]
+    progress = live["in_progress"]
+    assert progress["path"] == "shop/cart.py" and "format_price(amount)" in progress["old"]
+    refused = client.post("/api/reviews/live/apply", json={"all": True})
+    assert refused.status_code == 409 and "still arriving" in refused.json()["error"]
+
+    client.post("/api/live", json={"chunk": REPLY[cut:], "done": True})
+    live = state.live_view()
+    assert live["done"] and live["in_progress"] is None
+    assert [b["status"] for b in live["review"]["blocks"]] == ["will_apply", "will_apply", "will_apply", "failed"]
+    assert live["review"]["shell_suggestions"] == ["git rm shop/old_cart.py"]
+    applied = client.post("/api/reviews/live/apply", json={"file": "tests/test_cart.py"})
+    assert applied.status_code == 200
+    assert (project / "tests/test_cart.py").exists()
+    assert client.post("/api/live", json={"chunk": "more"}).status_code == 409
+
+
+def test_events_stream_sends_the_live_reply(project: Path) -> None:
+    server = ReviewServer(project, port=0).start()
+    try:
+        server.feed(REPLY[: REPLY.index("tests/test_cart.py")])
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        conn.request("GET", "/api/live/events")
+        response = conn.getresponse()
+        assert response.status == 200
+        assert response.getheader("content-type").startswith("text/event-stream")
+        first = _read_event(response)
+        assert first["active"] and not first["done"]
+        assert len(first["review"]["blocks"]) == 2
+        server.feed(REPLY[REPLY.index("tests/test_cart.py") :])
+        server.finish()
+        for _ in range(10):
+            event = _read_event(response)
+            if event["done"]:
+                break
+        assert event["done"] and len(event["review"]["blocks"]) == 4
+        conn.close()
+        # A request for another host name is refused by the real server too.
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        conn.request("GET", "/api/state", headers={"Host": "evil.example"})
+        assert conn.getresponse().status == 403
+        conn.close()
+    finally:
+        server.stop()
+
+
+def _read_event(response: http.client.HTTPResponse) -> dict:
+    data = []
+    while True:
+        line = response.readline().decode("utf-8")
+        if line.startswith("data: "):
+            data.append(line[6:])
+        elif line == "\n" and data:
+            return json.loads("".join(data))
+
+
+# -- the command line ----------------------------------------------------------------------------
+
+
+def _start_cli(args: list[str], stdin: bytes | None, cwd: Path) -> tuple[subprocess.Popen[bytes], str]:
+    env = {**os.environ, "EDITBLOCKS_NO_BROWSER": "1", "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "editblocks", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=cwd,
+        env=env,
+    )
+    if stdin is not None:
+        assert proc.stdin is not None
+        proc.stdin.write(stdin)
+        proc.stdin.close()
+    assert proc.stdout is not None
+    deadline = time.monotonic() + 30
+    url = None
+    while url is None and time.monotonic() < deadline:
+        line = proc.stdout.readline().decode("utf-8")
+        if not line:
+            break
+        m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
+        if m:
+            url = m.group(1)
+    if url is None:
+        proc.kill()
+        raise AssertionError(f"no address printed; stderr: {proc.stderr.read().decode() if proc.stderr else ''}")
+    return proc, url
+
+
+def _get_json(url: str) -> dict:
+    m = re.match(r"http://([^:/]+):(\d+)(/.*)", url)
+    assert m
+    conn = http.client.HTTPConnection(m.group(1), int(m.group(2)), timeout=10)
+    conn.request("GET", m.group(3))
+    response = conn.getresponse()
+    body = response.read()
+    conn.close()
+    assert response.status == 200, body
+    return json.loads(body)
+
+
+def test_apply_review_serves_the_piped_reply_and_writes_nothing(project: Path) -> None:
+    before = tree(project)
+    proc, url = _start_cli(["apply", "--review", "-", "--root", str(project)], REPLY.encode(), project)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            state = _get_json(url + "api/state")
+            if state["live"]["done"] or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert state["root"] == str(project.resolve())
+        view = _get_json(url + "api/reviews/live")
+        assert [b["status"] for b in view["blocks"]] == ["will_apply", "will_apply", "will_apply", "failed"]
+        assert tree(project) == before
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+
+
+def test_serve_command_prints_its_address_and_serves_the_page(project: Path) -> None:
+    (project / "reply.md").write_text(REPLY)
+    proc, url = _start_cli(["serve", "--root", str(project), "--port", "0", "reply.md"], None, project)
+    try:
+        m = re.match(r"http://([^:/]+):(\d+)/", url)
+        assert m
+        conn = http.client.HTTPConnection(m.group(1), int(m.group(2)), timeout=10)
+        conn.request("GET", "/")
+        assert b"editblocks review" in conn.getresponse().read()
+        conn.close()
+        deadline = time.monotonic() + 20
+        while not _get_json(url + "api/state")["live"]["done"] and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(_get_json(url + "api/reviews/live")["blocks"]) == 4
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+
+
+def test_serve_refuses_a_missing_root_and_a_busy_port(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from editblocks.cli import main
+
+    result = CliRunner().invoke(main, ["serve", "--root", str(tmp_path / "nope")])
+    assert result.exit_code == 2 and "root folder not found" in result.output
+    server = ReviewServer(tmp_path, port=0)
+    try:
+        result = CliRunner().invoke(main, ["serve", "--root", str(tmp_path), "--port", str(server.port)])
+        assert result.exit_code == 2 and "cannot start the review page" in result.output
+    finally:
+        server.socket.close()
+
+
+def test_live_reply_decodes_bytes_split_inside_a_character() -> None:
+    from editblocks.web.live import LiveReply
+
+    text = "Ändere die Datei.\n" + sr("a.py", "x = 'ü'\n", "x = 'é'\n")
+    data = text.encode("utf-8")
+    live = LiveReply()
+    for i in range(0, len(data), 3):
+        live.feed(data[i : i + 3])
+    live.finish()
+    snap = live.snapshot()
+    assert snap.text == text
+    assert [b.new_lines for b in snap.blocks] == ["x = 'é'\n"]
+
+
+def test_live_reply_without_the_streaming_parser(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An older build without editblocks.StreamParser: the reply so far is parsed again.
+    from editblocks.web import live as live_module
+
+    monkeypatch.setattr(live_module, "StreamParser", None)
+    live = live_module.LiveReply()
+    cut = REPLY.index('def format_price(amount, currency="$")')
+    live.feed(REPLY[:cut])
+    snap = live.snapshot()
+    assert len(snap.blocks) == 1 and not snap.done
+    assert snap.in_progress is not None and snap.in_progress["path"] is None
+    assert "def format_price(amount):" in snap.in_progress["tail"]
+    live.feed(REPLY[cut:])
+    live.finish()
+    snap = live.snapshot()
+    assert snap.done and snap.in_progress is None
+    assert [b.file_path for b in snap.blocks] == ["shop/cart.py", "shop/cart.py", "tests/test_cart.py", "README.md"]
+
+
+def test_editblocks_undo_undoes_an_apply_made_on_the_page(client: TestClient, project: Path) -> None:
+    before = tree(project)
+    view = new_review(client)
+    client.post(f"/api/reviews/{view['id']}/apply", json={"all": True})
+    assert tree(project) != before
+    done = editblocks.undo(project)
+    assert sorted(done.restored + done.deleted) == ["shop/cart.py", "tests/test_cart.py"]
+    assert tree(project) == before
+    # The page learns of it when it looks again: the blocks would apply again.
+    again = client.get(f"/api/reviews/{view['id']}").json()
+    assert by_status(again) == ["will_apply", "will_apply", "will_apply", "failed"]
+    assert again["summary"]["files_applied"] == [] and again["undo"]["available"] is False

@@ -1,0 +1,330 @@
+"""The review page in a real browser: Debian's Chromium, headless, driven by Playwright.
+
+Each test starts a real uvicorn server on 127.0.0.1 (a free port) for a fresh project. Without
+a Chromium (``apt-get install chromium``) or without Playwright (``pip install -e '.[test]'``)
+these tests are skipped; every other test still runs.
+
+Screenshots of the main states go to a temporary folder that is removed afterwards; set
+``EDITBLOCKS_SCREENSHOTS=DIR`` to keep them in DIR. ``EDITBLOCKS_CHROMIUM`` names another
+Chromium binary.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+INSTALL_HINT = (
+    "the browser tests need Debian's Chromium (apt-get install chromium) and Playwright "
+    "(pip install -e '.[test]'); no browser download is used"
+)
+
+
+def _chromium() -> str | None:
+    named = os.environ.get("EDITBLOCKS_CHROMIUM")
+    for candidate in [named] if named else ["/usr/bin/chromium", shutil.which("chromium")]:
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+CHROMIUM = _chromium()
+if CHROMIUM is None:
+    pytest.skip(f"no Chromium found: {INSTALL_HINT}", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason=f"Playwright is not installed: {INSTALL_HINT}")
+pytest.importorskip("starlette", reason="the review page needs the web extra: pip install 'editblocks[web]'")
+
+from editblocks.web.server import ReviewServer  # noqa: E402
+
+from .webdata import CART, FIXED_README_BLOCK, README, REPLY, SCRIPT_REPLY, make_project, tree  # noqa: E402
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+TIMEOUT_MS = 10_000
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with sync_api.sync_playwright() as playwright:
+        try:
+            instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=30_000)
+        except Exception as exc:  # a Chromium that cannot start here
+            pytest.skip(f"Chromium at {CHROMIUM} did not start ({exc}); {INSTALL_HINT}")
+        yield instance
+        instance.close()
+
+
+@pytest.fixture(scope="module")
+def shots() -> Iterator[Path]:
+    keep = os.environ.get("EDITBLOCKS_SCREENSHOTS")
+    if keep:
+        folder = Path(keep)
+        folder.mkdir(parents=True, exist_ok=True)
+        yield folder
+        return
+    folder = Path(tempfile.mkdtemp(prefix="editblocks-screenshots-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def project(root: Path) -> Path:
+    make_project(root)
+    return root
+
+
+@pytest.fixture
+def server(project: Path) -> Iterator[ReviewServer]:
+    srv = ReviewServer(project, port=0).start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture
+def page(browser: object, server: ReviewServer) -> Iterator[object]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url.rstrip("/"))
+    pg = context.new_page()
+    pg.set_default_timeout(TIMEOUT_MS)
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    pg.goto(server.url)
+    pg.wait_for_selector("body[data-ready=true]")
+    yield pg
+    context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def paste_and_preview(page: object, reply: str) -> None:
+    page.fill("#reply-input", reply)  # type: ignore[attr-defined]
+    page.click("#preview-button")  # type: ignore[attr-defined]
+    page.wait_for_selector("#files .block")  # type: ignore[attr-defined]
+
+
+def statuses(page: object) -> list[str]:
+    return page.eval_on_selector_all("#files .block", "els => els.map(e => e.dataset.status)")  # type: ignore[attr-defined]
+
+
+def wait_statuses(page: object, expected: list[str]) -> None:
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "expected => JSON.stringify([...document.querySelectorAll('#files .block')].map(e => e.dataset.status))"
+        " === JSON.stringify(expected)",
+        arg=expected,
+    )
+
+
+def snap(page: object, path: Path) -> None:
+    """A screenshot of the whole page, taken from the top (as a person first sees it)."""
+    page.evaluate("window.scrollTo(0, 0)")  # type: ignore[attr-defined]
+    page.screenshot(path=str(path), full_page=True)  # type: ignore[attr-defined]
+
+
+def post(server: ReviewServer, path: str, body: dict) -> dict:
+    """A request from another program on this machine (no Origin header), as `editblocks run` would send."""
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    conn.request("POST", path, body=json.dumps(body), headers={"Content-Type": "application/json"})
+    response = conn.getresponse()
+    data = json.loads(response.read())
+    conn.close()
+    assert response.status == 200, data
+    return data
+
+
+# -- the tests -------------------------------------------------------------------------------
+
+
+def test_preview_apply_one_file_and_undo(page: object, server: ReviewServer, project: Path, shots: Path) -> None:
+    before = tree(project)
+    page.screenshot(path=str(shots / "01-empty.png"))  # type: ignore[attr-defined]
+    paste_and_preview(page, REPLY)
+    assert statuses(page) == ["will_apply", "will_apply", "will_apply", "failed"]
+    badges = page.locator("#files .block .block-head .badge").all_inner_texts()  # type: ignore[attr-defined]
+    assert badges == ["will apply", "will apply", "will apply", "failed"]
+    summary = page.inner_text("#summary")  # type: ignore[attr-defined]
+    assert "Preview: nothing has been written yet." in summary
+    assert "3 will apply" in summary and "1 failed" in summary
+    assert "Similar code found at line 3:" in summary
+    assert "Exact match" in page.inner_text("#block-0 .block-head")  # type: ignore[attr-defined]
+    # The diff: removed and added lines, highlighted, with the changed characters marked.
+    first = page.locator("#block-0")  # type: ignore[attr-defined]
+    assert first.locator("tr.row-del").count() == 2 and first.locator("tr.row-add").count() == 2
+    assert "discount=0.0" in first.locator("tr.row-add").first.inner_text()
+    assert first.locator("tr.row-add .eb-chg").count() >= 1
+    assert first.locator("td.line .k").count() >= 1  # keywords coloured
+    assert tree(project) == before
+    snap(page, shots / "02-preview.png")
+
+    # Clicking the path opens the file's diff at the edit.
+    page.click("#block-1 .block-path")  # type: ignore[attr-defined]
+    page.wait_for_selector("#file-panel:not([hidden]) tr.target")  # type: ignore[attr-defined]
+    assert page.inner_text("#file-panel-title") == "shop/cart.py"  # type: ignore[attr-defined]
+    assert 'currency="$"' in page.inner_text("#file-panel tr.target")  # type: ignore[attr-defined]
+    page.screenshot(path=str(shots / "03-file-diff.png"))  # type: ignore[attr-defined]
+    page.click("#file-panel-close")  # type: ignore[attr-defined]
+
+    # Apply one file: only that file is written.
+    page.click('.apply-file[data-path="shop/cart.py"]')  # type: ignore[attr-defined]
+    wait_statuses(page, ["applied", "applied", "will_apply", "failed"])
+    cart = (project / "shop/cart.py").read_text()
+    assert "def total(self, discount=0.0):" in cart and 'def format_price(amount, currency="$"):' in cart
+    assert not (project / "tests").exists() and (project / "README.md").read_text() == README
+    assert "Modified:" in page.inner_text("#summary")  # type: ignore[attr-defined]
+    page.wait_for_selector("#undo-button:not([disabled])")  # type: ignore[attr-defined]
+    snap(page, shots / "04-applied-one-file.png")
+
+    # Undo puts the file back.
+    page.click("#undo-button")  # type: ignore[attr-defined]
+    wait_statuses(page, ["will_apply", "will_apply", "will_apply", "failed"])
+    assert (project / "shop/cart.py").read_text() == CART
+    assert tree(project) == before
+    page.wait_for_selector("#toast.show")  # type: ignore[attr-defined]
+    assert "Undid apply" in page.inner_text("#toast")  # type: ignore[attr-defined]
+    page.screenshot(path=str(shots / "05-undone.png"))  # type: ignore[attr-defined]
+
+
+def test_cancel_leaves_the_tree_untouched(page: object, project: Path) -> None:
+    before = tree(project)
+    paste_and_preview(page, REPLY)
+    page.click("#cancel-review")  # type: ignore[attr-defined]
+    page.wait_for_selector("#input-panel:not([hidden])")  # type: ignore[attr-defined]
+    assert page.is_hidden("#review")  # type: ignore[attr-defined]
+    assert "no file was written" in page.inner_text("#toast")  # type: ignore[attr-defined]
+    assert tree(project) == before
+
+
+def test_apply_all_and_block_by_block(page: object, project: Path) -> None:
+    paste_and_preview(page, REPLY)
+    page.click("#block-2 .apply-block")  # type: ignore[attr-defined]
+    wait_statuses(page, ["will_apply", "will_apply", "applied", "failed"])
+    assert (project / "tests/test_cart.py").exists() and (project / "shop/cart.py").read_text() == CART
+    page.click("#apply-all")  # type: ignore[attr-defined]
+    wait_statuses(page, ["applied", "applied", "applied", "failed"])
+    assert "def total(self, discount=0.0):" in (project / "shop/cart.py").read_text()
+    assert page.is_disabled("#apply-all")  # type: ignore[attr-defined]
+
+
+def test_failed_block_copy_feedback_and_edit_manually(page: object, project: Path, shots: Path) -> None:
+    paste_and_preview(page, REPLY)
+    stale = page.locator("#block-3")  # type: ignore[attr-defined]
+    assert "not found" in stale.locator(".reason-box").inner_text()
+    stale.locator(".copy-feedback").click()
+    page.wait_for_selector("#toast.show")  # type: ignore[attr-defined]
+    assert page.inner_text("#toast") == "Feedback for the model copied"  # type: ignore[attr-defined]
+    copied = page.evaluate("navigator.clipboard.readText()")  # type: ignore[attr-defined]
+    assert "Block 4 for README.md failed" in copied
+    assert "A tiny shopping cart used by the editblocks demo." in copied
+
+    stale.locator(".edit-manually").click()
+    editor = stale.locator("textarea.block-editor")
+    assert editor.input_value().startswith("README.md\n")
+    editor.fill(FIXED_README_BLOCK.replace("with discounts", "with discount"))
+    page.wait_for_function("() => document.querySelector('#block-3').dataset.status === 'will_apply'")  # type: ignore[attr-defined]
+    assert "will apply" in stale.locator(".editor-status").inner_text()
+    # Typing goes on in the same editor, still focused, and is re-checked.
+    editor.press("End")
+    page.keyboard.type("s")  # type: ignore[attr-defined]
+    page.wait_for_function("() => document.activeElement && document.activeElement.classList.contains('block-editor')")  # type: ignore[attr-defined]
+    editor.fill("README.md\n<<<<<<< SEARCH\nnot in the file\n=======\nx\n>>>>>>> REPLACE\n")
+    page.wait_for_function("() => document.querySelector('#block-3').dataset.status === 'failed'")  # type: ignore[attr-defined]
+    assert "\u2717" in stale.locator(".editor-status").inner_text()
+    editor.fill(FIXED_README_BLOCK)
+    page.wait_for_function("() => document.querySelector('#block-3').dataset.status === 'will_apply'")  # type: ignore[attr-defined]
+    snap(page, shots / "06-edit-manually.png")
+    stale.locator(".apply-block").click()
+    wait_statuses(page, ["will_apply", "will_apply", "will_apply", "applied"])
+    assert (project / "README.md").read_text() == README.replace("A tiny shopping cart used", "A tiny shopping cart with discounts, used")
+
+
+def test_shell_suggestions_have_a_copy_button_and_are_not_run(page: object, project: Path) -> None:
+    paste_and_preview(page, REPLY + "\n```sh\ntouch pwned-by-reply\n```\n")
+    commands = page.locator(".shell-cmd").all_inner_texts()  # type: ignore[attr-defined]
+    assert commands == ["$ git rm shop/old_cart.py", "$ touch pwned-by-reply"]
+    page.locator(".copy-shell").nth(1).click()  # type: ignore[attr-defined]
+    page.wait_for_selector("#toast.show")  # type: ignore[attr-defined]
+    assert page.evaluate("navigator.clipboard.readText()") == "touch pwned-by-reply"  # type: ignore[attr-defined]
+    page.click("#apply-all")  # type: ignore[attr-defined]
+    wait_statuses(page, ["applied", "applied", "applied", "failed"])
+    assert not (project / "pwned-by-reply").exists()
+
+
+def test_a_reply_with_script_tags_shows_them_as_text(page: object, project: Path, shots: Path) -> None:
+    (project / "README.md").write_text('<script>document.title = "pwned by the file"</script>\n' + README)
+    paste_and_preview(page, SCRIPT_REPLY)
+    assert page.evaluate("window.__pwned === undefined")  # type: ignore[attr-defined]
+    assert statuses(page) == ["will_apply", "failed"]
+    assert page.locator("#review script, #review img").count() == 0  # type: ignore[attr-defined]
+    shown = page.inner_text("#block-0")  # type: ignore[attr-defined]
+    assert '"<script>window.__pwned = 3</script>"  # <b>bold</b>' in shown
+    failed = page.inner_text("#block-1")  # type: ignore[attr-defined]
+    assert "<script>window.__pwned = 4</script>" in failed
+    assert '<img src=x onerror="window.__pwned = 5">' in failed
+    page.click("#block-1 .block-path")  # type: ignore[attr-defined]
+    page.wait_for_selector("#file-panel:not([hidden])")  # type: ignore[attr-defined]
+    assert '<script>document.title = "pwned by the file"</script>' in page.inner_text("#file-panel-body")  # type: ignore[attr-defined]
+    assert page.locator("#file-panel script").count() == 0  # type: ignore[attr-defined]
+    snap(page, shots / "07-script-as-text.png")
+    assert page.evaluate("window.__pwned === undefined")  # type: ignore[attr-defined]
+    assert page.title() == "editblocks review"  # type: ignore[attr-defined]
+
+
+def test_live_reply_shows_the_block_in_progress(page: object, server: ReviewServer, project: Path, shots: Path) -> None:
+    cut = REPLY.index('def format_price(amount, currency="$")')
+    post(server, "/api/live", {"reset": True, "chunk": REPLY[:cut]})
+    page.wait_for_selector("#in-progress-block")  # type: ignore[attr-defined]
+    progress = page.inner_text("#in-progress-block")  # type: ignore[attr-defined]
+    assert "shop/cart.py" in progress and "streaming" in progress
+    assert "- def format_price(amount):" in progress
+    page.wait_for_selector("#files .block")  # type: ignore[attr-defined]
+    assert statuses(page) == ["will_apply"]
+    assert page.is_disabled("#apply-all")  # type: ignore[attr-defined]
+    assert "Receiving the reply" in page.inner_text("#live-status")  # type: ignore[attr-defined]
+    snap(page, shots / "08-live-in-progress.png")
+
+    post(server, "/api/live", {"chunk": REPLY[cut:], "done": True})
+    page.wait_for_selector("#live-status[data-done=true]")  # type: ignore[attr-defined]
+    wait_statuses(page, ["will_apply", "will_apply", "will_apply", "failed"])
+    assert page.locator("#in-progress-block").count() == 0  # type: ignore[attr-defined]
+    page.click('.apply-file[data-path="tests/test_cart.py"]')  # type: ignore[attr-defined]
+    wait_statuses(page, ["will_apply", "will_apply", "applied", "failed"])
+    assert (project / "tests/test_cart.py").exists()
+
+
+def test_open_and_drop_a_reply_file(page: object, tmp_path: Path) -> None:
+    reply_file = tmp_path / "reply.md"
+    reply_file.write_text(REPLY)
+    page.set_input_files("#file-input", str(reply_file))  # type: ignore[attr-defined]
+    page.wait_for_selector("#files .block")  # type: ignore[attr-defined]
+    assert len(statuses(page)) == 4
+    page.click("#cancel-review")  # type: ignore[attr-defined]
+    page.wait_for_selector("#input-panel:not([hidden])")  # type: ignore[attr-defined]
+    page.evaluate(  # type: ignore[attr-defined]
+        """text => {
+            const data = new DataTransfer();
+            data.items.add(new File([text], "reply.md", { type: "text/markdown" }));
+            for (const type of ["dragenter", "dragover", "drop"]) {
+                window.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }));
+            }
+        }""",
+        REPLY,
+    )
+    page.wait_for_selector("#files .block")  # type: ignore[attr-defined]
+    assert statuses(page) == ["will_apply", "will_apply", "will_apply", "failed"]
