@@ -152,7 +152,15 @@ def _build(view: FileView, cand: Candidate, search: list[str], replace: list[str
         return MatchFailure(f"found a likely location at line {cand.start + 1} ({cand.strategy}), but {exc}", "not_found", cand.start + 1)
     start = view.offsets[cand.start]
     end = view.offsets[cand.start + cand.length]
-    return Match(start, end, "".join(line + "\n" for line in new_lines), cand.strategy, cand.start + 1, cand.score)
+    replacement = "".join(line + "\n" for line in new_lines)
+    if replacement == view.text[start:end] and search != replace:
+        return MatchFailure(
+            f"found a likely location at line {cand.start + 1} ({cand.strategy}), but carrying the change onto it "
+            "would change nothing; copy the lines exactly from the file",
+            "not_found",
+            cand.start + 1,
+        )
+    return Match(start, end, replacement, cand.strategy, cand.start + 1, cand.score)
 
 
 def _accept(view: FileView, cands: list[Candidate], search: list[str], replace: list[str], replace_text: str) -> Match | MatchFailure | None:
@@ -163,11 +171,17 @@ def _accept(view: FileView, cands: list[Candidate], search: list[str], replace: 
     cand = cands[0]
     start = view.offsets[cand.start]
     end = view.offsets[cand.start + cand.length]
-    if replace_text.strip() and replace_text != "".join(s + "\n" for s in search):
+    if replace_text.strip() and replace != search:
         # The replacement already stands there: an edit applied before (e.g. a pure re-indent).
         for hit in find_all(view.text, replace_text, limit=50):
             if hit < end and start < hit + len(replace_text):
                 return Match(hit, hit + len(replace_text), replace_text, cand.strategy, line_of(view.text, hit), already_applied=True)
+        # ... or, found the same tolerant way, it surrounds the found text (an insertion applied before).
+        for strategy in (whitespace, indentation):
+            for r in strategy(view, replace, replace):
+                if r.start <= cand.start and cand.start + cand.length <= r.start + r.length and r.length > cand.length:
+                    r_start, r_end = view.offsets[r.start], view.offsets[r.start + r.length]
+                    return Match(r_start, r_end, view.text[r_start:r_end], r.strategy, r.start + 1, already_applied=True)
     return _build(view, cand, search, replace)
 
 
@@ -188,9 +202,10 @@ def _tolerant(view: FileView, search: list[str], replace: list[str], replace_tex
             if found is not None:
                 return found
     found = _elision(view, search, replace)
-    if found is not None:
+    if isinstance(found, Match):
         return found
-    return _accept(view, lookalikes(view, search, replace), search, replace, replace_text)
+    looked = _accept(view, lookalikes(view, search, replace), search, replace, replace_text)
+    return looked if looked is not None else found
 
 
 def _elision(view: FileView, search: list[str], replace: list[str]) -> Match | MatchFailure | None:
@@ -241,6 +256,11 @@ def whitespace_starts(view: FileView, piece: list[str]) -> list[int]:
 
 
 def _fuzzy(view: FileView, search: list[str], replace: list[str]) -> Match | MatchFailure | None:
+    stripped = view.find("strip", str.strip, search, limit=2)
+    if len(stripped) == 1 and any(s.strip() for s in search):
+        # Every line is there, in order and only once, with uneven indentation: the place is certain.
+        cand = Candidate(stripped[0], len(search), identity(len(search)), "fuzzy", 1.0)
+        return _build(view, cand, search, replace, strict=True)
     regions = similar_regions(view, search, limit=3)
     if not regions or regions[0].score is None:
         return None
@@ -277,6 +297,12 @@ def _fuzzy(view: FileView, search: list[str], replace: list[str]) -> Match | Mat
                 "not_found",
                 best.start + 1,
             )
+    if replace != search and any(r.strip() for r in replace):
+        for r in similar_regions(view, replace, limit=1):
+            if r.score is not None and r.score >= best.score and r.start < best.start + best.length and best.start < r.start + r.length:
+                # REPLACE fits this place at least as well as SEARCH does: the edit is already there.
+                r_start, r_end = view.offsets[r.start], view.offsets[r.start + r.length]
+                return Match(r_start, r_end, view.text[r_start:r_end], "fuzzy", r.start + 1, r.score, already_applied=True)
     already = _new_lines_present(search, replace, window, mapping)
     if already is not None:
         return MatchFailure(

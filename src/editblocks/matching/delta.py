@@ -47,6 +47,14 @@ class Reindenter:
     def uniform(self, search: Sequence[str], window: Sequence[str], mapping: Sequence[int | None]) -> bool:
         """True when every matched line is shifted by the same number of levels, keeping its
         extra alignment spaces (what the indentation strategy requires)."""
+        pairs = [
+            (indent_of(search[i]), indent_of(window[w]))
+            for i, w in enumerate(mapping)
+            if w is not None and search[i].strip()
+        ]
+        if all("\t" not in s + w for s, w in pairs):
+            # Spaces only: one column offset for every line.
+            return len({len(w) - len(s) for s, w in pairs}) <= 1
         shifts = set(self.shift.values())
         if len(shifts) > 1:
             return False

@@ -26,13 +26,19 @@ LOOKALIKES = str.maketrans(
 _LOOKALIKE_CHARS = re.compile("[" + "".join(chr(c) for c in LOOKALIKES) + "]")
 
 _ELISION = re.compile(
-    r"^\s*(?:(?:#|//|--|;|/\*|<!--|\{/\*|\*)\s*)?(?:\.\.\.|…)[^\n]*$"
-    r"|^\s*(?:#|//|--|/\*|<!--|\{/\*)\s*[^\n]*(?:\.\.\.|…)[^\n]*$"
+    r"^\s*(?:(?:#|//|--|;|/\*|<!--|\{/\*)\s*)?(?:\.\.\.|…)\s*"
+    r"(?:(?:\(?\s*(?:the\s+)?(?:existing|unchanged|rest|remaining|other|previous|more|same|original)\b[\w\s,.'-]*\)?)\s*(?:\.\.\.|…)?\s*)?"
+    r"(?:\*/|-->|\*/\})?\s*$",
+    re.IGNORECASE,
 )
 
 
 def is_elision(line: str) -> bool:
-    """True for a line that stands for unchanged lines: ``...`` or ``// ... existing code ...``."""
+    """True for a line that stands for unchanged lines: ``...`` alone, or a comment holding only
+    ``...`` and words like "existing code" (``// ... existing code ...``, ``# ... rest unchanged``).
+
+    A line of code that merely starts with ``...`` (a doctest continuation) is not one.
+    """
     return bool(_ELISION.match(line))
 
 
