@@ -450,13 +450,19 @@ def test_stream_events_yields_as_chunks_arrive() -> None:
 
 def test_each_line_is_read_once_however_small_the_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
-    original = ReplyReader.feed_line
+    original_lines = ReplyReader.feed_lines
+    original_line = ReplyReader.feed_line
 
-    def spy(self: ReplyReader, line: str) -> None:
+    def spy_lines(self: ReplyReader, lines: Sequence[str]) -> None:
+        calls.extend(lines)
+        original_lines(self, lines)
+
+    def spy_line(self: ReplyReader, line: str) -> None:
         calls.append(line)
-        original(self, line)
+        original_line(self, line)
 
-    monkeypatch.setattr(ReplyReader, "feed_line", spy)
+    monkeypatch.setattr(ReplyReader, "feed_lines", spy_lines)
+    monkeypatch.setattr(ReplyReader, "feed_line", spy_line)
     text = OWN_REPLIES["mixed"] * 3
     data = text.encode("utf-8")
     run_stream([data[i : i + 1] for i in range(len(data))])

@@ -15,10 +15,12 @@ from operator import attrgetter
 
 from .formats import detect_format, family_formats, get_format
 from .formats.base import LineParser, OpenBlock
-from .formats.common import parse_fence
+from .formats.common import LOUD, parse_fence
 from .formats.search_replace import REPLACE, SEARCH
 from .models import EditBlock, ParsedResponse, ParseWarning
 
+_LOUD_LINE = re.compile(r"^[^\S\n]*[<=>\-«═»+`~#*@]", re.MULTILINE)
+"""Where :data:`~editblocks.formats.common.LOUD` lines start, found in a whole text at once."""
 _INLINE_SHELL = re.compile(r"`((?:git rm|git mv|mkdir -p|rm -rf|rm -r|mv|cp|rmdir) [^`\n]+)`")
 
 
@@ -47,9 +49,7 @@ def parse_response(text: str, format: str | None = None) -> ParsedResponse:
 def parse_lines(lines: Sequence[str], format: str | None = None) -> ParsedResponse:
     """:func:`parse_response` on a reply already split into lines."""
     reader = ReplyReader(format)
-    feed = reader.feed_line
-    for line in lines:
-        feed(line)
+    reader.feed_lines(lines)
     reader.close()
     parsed = reader.response()
     if parsed.format is None:
@@ -60,11 +60,13 @@ def parse_lines(lines: Sequence[str], format: str | None = None) -> ParsedRespon
 class _Family:
     """One format family's parser inside a :class:`ReplyReader`, and what is known of its open block."""
 
-    __slots__ = ("index", "parser", "start")
+    __slots__ = ("index", "parser", "start", "dormant")
 
     def __init__(self, index: int, parser: LineParser) -> None:
         self.index = index
         self.parser = parser
+        self.dormant = parser.wake is not None
+        """No line has woken the parser yet: lines are held back for it (see ``LineParser.wake``)."""
         self.start: int | None = None
         """Line where the parser's open block started (None outside a block)."""
 
@@ -72,13 +74,15 @@ class _Family:
 class _Announced:
     """The open block announced through ``started``, and how many of its lines were reported."""
 
-    __slots__ = ("family", "block", "old_seen", "new_seen")
+    __slots__ = ("family", "block", "old_seen", "new_seen", "store_len")
 
     def __init__(self, family: _Family, block: OpenBlock) -> None:
         self.family = family
         self.block = block
         self.old_seen = 0
         self.new_seen = 0
+        self.store_len = 0
+        """Lines in the store at the last progress report: no new line, no new progress."""
 
 
 class ReplyReader:
@@ -107,14 +111,23 @@ class ReplyReader:
         """Settled warnings in line order; the marker-balance warning, known only at the end, comes last."""
         self.shell_suggestions: list[str] = []
         self.closed = False
+        self.lines: list[str] = []
+        """Every line read so far: the store the parsers take block texts and path lines from."""
         self._families = [_Family(i, fmt.parser()) for i, fmt in enumerate(formats)]
+        for fam in self._families:
+            fam.parser.bind(self.lines)
+        self._idle = True
+        """No family is inside a block: a plain line settles at once."""
+        self._held: list[int] = []
+        """Lines held back from dormant parsers (only lines a parser is fed)."""
+        self._dormant = sum(1 for fam in self._families if fam.dormant)
         self._track = track_open
         self._seq = 0
         # Completed blocks and warnings waiting to settle, as heaps in settling order.
         self._candidates: list[tuple[int, int, int, int, EditBlock]] = []
         self._pending_warnings: list[tuple[int, int, int, ParseWarning]] = []
-        # Lines not yet scanned for shell commands.
-        self._unsettled: deque[tuple[int, str]] = deque()
+        # Ranges of lines not yet scanned for shell commands.
+        self._unsettled: deque[list[int]] = deque()
         # Kept blocks' spans, and a cursor into them per stream of line numbers.
         self._starts: list[int] = []
         self._ends: list[int] = []
@@ -159,14 +172,86 @@ class ReplyReader:
         """Read the next line of the reply (without its line ending)."""
         if self.closed:
             raise ValueError("the reply was already closed")
+        self.lines.append(line)
         n = self.line_count = self.line_count + 1
+        if LOUD.match(line) is not None:
+            self._loud(line, n)
+        elif self._idle:
+            if "`" in line or self._shell.fence_marker is not None:
+                self._shell_found(self._shell.feed(line, False))
+        else:
+            self._hold(n, n)
+
+    def feed_lines(self, lines: Sequence[str]) -> None:
+        """Read the next complete lines of the reply (without their line endings).
+
+        Lines no parser reacts to (see :data:`~editblocks.formats.common.LOUD`) go to the line
+        store in runs; only the others pass through the parsers one by one.
+        """
+        if self.closed:
+            raise ValueError("the reply was already closed")
+        if len(lines) < 16:
+            loud_at = [k for k, line in enumerate(lines) if LOUD.match(line)]
+        else:
+            text = "\n".join(lines)
+            loud_at = []
+            k = pos = 0
+            for m in _LOUD_LINE.finditer(text):
+                off = m.start()
+                k += text.count("\n", pos, off)
+                pos = off
+                loud_at.append(k)
+        i = 0
+        for k in loud_at:
+            if k > i:
+                self._quiet(lines[i:k])
+            line = lines[k]
+            self.lines.append(line)
+            self.line_count += 1
+            self._loud(line, self.line_count)
+            i = k + 1
+        if i < len(lines):
+            self._quiet(lines[i:])
+
+    def _quiet(self, run: Sequence[str]) -> None:
+        """Lines no parser reacts to: stored, and settled at once outside every block."""
+        first = self.line_count + 1
+        self.lines.extend(run)
+        self.line_count += len(run)
+        if not self._idle:
+            self._hold(first, self.line_count)
+            return
+        shell = self._shell
+        if shell.fence_marker is not None:
+            for line in run:
+                shell.feed(line, False)
+        else:
+            for line in run:
+                if "`" in line:
+                    self._shell_found(shell.feed(line, False))
+
+    def _hold(self, first: int, last: int) -> None:
+        """Lines ``first`` to ``last`` wait to settle (scanned for shell commands when they do)."""
+        held = self._unsettled
+        if held and held[-1][1] == first - 1:
+            held[-1][1] = last
+        else:
+            held.append([first, last])
+
+    def _loud(self, line: str, n: int) -> None:
         if "<<<<<" in line or ">>>>>" in line:
             self._count_marker(line)
-        self._unsettled.append((n, line))
+        self._hold(n, n)
         limit = n + 1
         ann = self._open
+        if self._dormant:
+            self._held.append(n)
         for fam in self._families:
             parser = fam.parser
+            if fam.dormant:
+                if not parser.wake.match(line):  # type: ignore[union-attr]
+                    continue
+                self._wake(fam)
             items = parser.feed(line, n)
             if parser.in_block():
                 start = fam.start
@@ -186,6 +271,7 @@ class ReplyReader:
             if ann is not None and ann.family is fam and fam.start != ann.block.start:
                 self._announced_ended(items)
         self._settle(limit)
+        self._idle = limit == n + 1 and not self._unsettled
         if self._track and self._open is None:
             self._announce()
 
@@ -235,8 +321,9 @@ class ReplyReader:
     def report_progress(self) -> None:
         """Report the lines added to the announced open block since its last report (track mode)."""
         ann = self._open
-        if ann is None:
+        if ann is None or ann.store_len == len(self.lines):
             return
+        ann.store_len = len(self.lines)
         block = ann.block
         old, new = block.old, block.new
         n_old, n_new = len(old), len(new)
@@ -247,6 +334,19 @@ class ReplyReader:
             self.progress(block.path, block.format, block.start, old_added, new_added)
 
     # -- internals ----------------------------------------------------------------
+
+    def _wake(self, fam: _Family) -> None:
+        """A dormant parser's start marker arrived: feed it the lines held back until now."""
+        fam.dormant = False
+        self._dormant -= 1
+        parser = fam.parser
+        lines = self.lines
+        for m in self._held[:-1]:
+            items = parser.feed(lines[m - 1], m)
+            if items:
+                self._collect(fam, items)
+        if not self._dormant:
+            self._held = []
 
     def _count_marker(self, line: str) -> None:
         # Seed 004's balance check counts the markers on every line, inside blocks or not.
@@ -285,23 +385,47 @@ class ReplyReader:
             self._warning_span, inside = self._in_span(self._warning_span, line)
             if not inside:
                 self.warning(w)
-        lines = self._unsettled
-        if lines and lines[0][0] < limit:
+        held = self._unsettled
+        if held and held[0][0] < limit:
             shell = self._shell
+            store = self.lines
             span = self._line_span
             starts, ends = self._starts, self._ends
             count = len(starts)
-            while lines and lines[0][0] < limit:
-                i, text = lines.popleft()
-                while span + 1 < count and starts[span + 1] <= i:
-                    span += 1
-                found = shell.feed(text, span < count and starts[span] <= i <= ends[span])
-                if found:
-                    for cmd in found:
-                        if cmd not in self._shell_seen:
-                            self._shell_seen.add(cmd)
-                            self.shell_command(cmd)
+            while held and held[0][0] < limit:
+                first, last = held[0]
+                stop = min(last, limit - 1)
+                i = first
+                while i <= stop:
+                    while span + 1 < count and starts[span + 1] <= i:
+                        span += 1
+                    if span < count and starts[span] <= i <= ends[span]:
+                        # Lines of a kept block: only mark a fence around them as not a shell block.
+                        shell.feed("", True)
+                        i = min(ends[span], stop) + 1
+                        continue
+                    if span < count and starts[span] > i:
+                        seg_end = min(stop, starts[span] - 1)
+                    elif span + 1 < count:
+                        seg_end = min(stop, starts[span + 1] - 1)
+                    else:
+                        seg_end = stop
+                    for k in range(i, seg_end + 1):
+                        found = shell.feed(store[k - 1], False)
+                        if found:
+                            self._shell_found(found)
+                    i = seg_end + 1
+                if stop == last:
+                    held.popleft()
+                else:
+                    held[0][0] = stop + 1
             self._line_span = span
+
+    def _shell_found(self, found: list[str]) -> None:
+        for cmd in found:
+            if cmd not in self._shell_seen:
+                self._shell_seen.add(cmd)
+                self.shell_command(cmd)
 
     def _in_span(self, span: int, line: int) -> tuple[int, bool]:
         starts = self._starts
@@ -378,6 +502,19 @@ class _ShellScanner:
         if in_block:
             self.tainted = True
             return []
+        if LOUD.match(line) is None:
+            # Not a fence: a command inside a shell fence, or text that may hold inline commands.
+            if self.fence_marker is not None:
+                if self.shell is not None:
+                    cmd = line.strip()
+                    if cmd.startswith("$ "):
+                        cmd = cmd[2:].strip()
+                    if cmd:
+                        self.shell.append(cmd)
+                return []
+            if "`" not in line:
+                return []
+            return [m.group(1).strip() for m in _INLINE_SHELL.finditer(line)]
         fence = parse_fence(line)
         if self.fence_marker is not None:
             if fence is not None and not fence.info and fence.marker[0] == self.fence_marker[0] and len(fence.marker) >= len(self.fence_marker):

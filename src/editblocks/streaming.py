@@ -254,9 +254,13 @@ class StreamParser:
     def _read(self, lines: list[str]) -> list[Event]:
         """Read complete lines (each may still end in the CR of a CRLF)."""
         reader = self._reader
-        feed_line = reader.feed_line
-        for line in lines:
-            feed_line(line[:-1] if line.endswith("\r") else line)
+        if len(lines) == 1:
+            line = lines[0]
+            reader.feed_line(line[:-1] if line.endswith("\r") else line)
+        else:
+            if any(line.endswith("\r") for line in lines):
+                lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+            reader.feed_lines(lines)
         reader.report_progress()
         events = reader.events
         if events:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -51,6 +52,59 @@ class LineChain(Sequence[str]):
         raise IndexError("line index out of range")
 
 
+class LineView(Sequence[str]):
+    """Lines ``lo:hi`` (0-based) of a growing line store, read without copying; with ``hi=None``
+    the view follows the store's end."""
+
+    __slots__ = ("_lines", "_lo", "_hi")
+
+    def __init__(self, lines: list[str], lo: int, hi: int | None = None) -> None:
+        self._lines = lines
+        self._lo = lo
+        self._hi = hi
+
+    def _end(self) -> int:
+        return len(self._lines) if self._hi is None else self._hi
+
+    def stop(self, hi: int) -> None:
+        """Stop following the store: the view ends before index ``hi`` from now on."""
+        self._hi = hi
+
+    def follow(self, lo: int) -> None:
+        """Start the view at index ``lo`` and follow the store's end."""
+        self._lo, self._hi = lo, None
+
+    @classmethod
+    def empty(cls, lines: list[str]) -> LineView:
+        """A view with no lines yet, to :meth:`follow` the store later."""
+        return cls(lines, 0, 0)
+
+    def __len__(self) -> int:
+        hi = self._hi
+        n = (len(self._lines) if hi is None else hi) - self._lo
+        return n if n > 0 else 0
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        n = len(self)
+        if isinstance(index, slice):
+            start, stop, step = index.indices(n)
+            return self._lines[self._lo + start : self._lo + stop : step]
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("line index out of range")
+        return self._lines[self._lo + index]
+
+
+def text_of(lines: list[str], lo: int, hi: int) -> str:
+    """Lines ``lo:hi`` of ``lines`` as one text of whole lines."""
+    return "\n".join(lines[lo:hi]) + "\n" if hi > lo else ""
+
+
 @dataclass(frozen=True)
 class OpenBlock:
     """The block a parser is in the middle of reading.
@@ -68,13 +122,38 @@ class OpenBlock:
 
 
 class LineParser(ABC):
-    """A state machine fed one reply line at a time (without its line ending).
+    """A state machine fed the reply's lines (without their line endings).
 
     ``feed`` and ``close`` return the blocks and warnings completed by that line,
     so the same parser serves a finished reply and a reply that is still streaming.
     What a parser returns never starts before its open block (or, outside a block, before
     the line being fed): streaming relies on that to report results in reply order.
+
+    The reader appends every line to a shared store (:meth:`bind`) but feeds the parser only
+    the lines :data:`~editblocks.formats.common.LOUD` matches, the ones a marker, fence or
+    heading can be on; a parser takes block contents and path candidates from the store. It
+    must give the same results when fed every line.
     """
+
+    lines: list[str]
+    wake: ClassVar[re.Pattern[str] | None] = None
+    """Lines that can make the parser leave its starting state (its start markers, or a stray
+    end marker it warns about). Until one occurs, the reader may hold back the other lines and
+    replay them when it does: a parser must reach the same state either way."""
+
+    owns_lines = True
+    """Not bound to a reader's store: the parser stores the lines it is fed itself (and must
+    then be fed every line)."""
+
+    def bind(self, lines: list[str]) -> None:
+        """Share the reply's line store: line ``n`` is ``lines[n - 1]``, appended before it is fed."""
+        self.lines = lines
+        self.owns_lines = False
+
+    def store(self, line: str, lineno: int) -> None:
+        """Keep line ``lineno`` in the parser's own store (when it has one)."""
+        if self.owns_lines and len(self.lines) < lineno:
+            self.lines.append(line)
 
     @abstractmethod
     def feed(self, line: str, lineno: int) -> list[ParseItem]:
@@ -124,10 +203,13 @@ class EditFormat(ABC):
     def parse_lines(self, lines: Sequence[str]) -> tuple[list[EditBlock], list[ParseWarning]]:
         """Run this format's parser over ``lines``."""
         parser = self.parser()
+        store: list[str] = []
+        parser.bind(store)
         blocks: list[EditBlock] = []
         warnings: list[ParseWarning] = []
         items: list[ParseItem] = []
         for i, line in enumerate(lines, start=1):
+            store.append(line)
             items.extend(parser.feed(line, i))
         items.extend(parser.close(len(lines)))
         for item in items:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections import deque
+from functools import lru_cache
 from dataclasses import dataclass
 
 # ``` or longer, ~~~ or longer, with an optional info string.
@@ -59,6 +59,7 @@ class Fence:
         return None
 
 
+@lru_cache(maxsize=512)
 def parse_fence(line: str) -> Fence | None:
     """The fence on ``line``, or None when the line is not a fence."""
     m = _FENCE.match(line)
@@ -71,6 +72,7 @@ def parse_fence(line: str) -> Fence | None:
     return None
 
 
+@lru_cache(maxsize=512)
 def heading_path(line: str) -> str | None:
     """The path of a ``### File: path`` heading."""
     m = _HEADING_FILE.match(line)
@@ -151,23 +153,30 @@ def _names_other_file(line: str, path: str) -> bool:
     return not any(n == path or n == base or path.endswith("/" + n) for n in named)
 
 
+LOUD = re.compile(r"\s*[<=>\-«═»+`~#*@]")
+"""Lines that may matter to a parser start (after white space) with one of these characters:
+every marker, fence and heading does. Other lines are only content, or path candidates read
+back from the line store."""
+
+
 class PathLookback:
-    """Remembers the lines just before a block marker, to find the block's path.
+    """Finds the path of a block that starts now, reading back over the reply's lines.
 
     Looks back over blank lines and fences (which may themselves carry the path) at up to
-    three non-blank lines, and falls back to the latest of the last ``### File:`` heading and
-    the previous block's path.
+    three non-blank lines since the previous block, and falls back to the latest of the last
+    ``### File:`` heading and the previous block's path. Only fence and heading lines need to be
+    :meth:`note`-d; the other lines are read from the shared line store.
     """
 
-    def __init__(self) -> None:
-        self._recent: deque[tuple[int, str]] = deque(maxlen=16)
+    def __init__(self, lines: list[str] | None = None) -> None:
+        self.lines: list[str] = lines if lines is not None else []
+        self._floor = 0
         self._fence_open = False
         self.previous: str | None = None
         self.previous_source = "none"
 
     def note(self, line: str, lineno: int) -> None:
-        """Record a line seen outside any block."""
-        self._recent.append((lineno, line))
+        """Record a fence or heading line seen outside any block."""
         hp = heading_path(line)
         if hp:
             self.previous, self.previous_source = hp, "heading"
@@ -180,21 +189,26 @@ class PathLookback:
             else:
                 self._fence_open = True
 
-    def replay(self, lines: list[str], first_lineno: int) -> None:
-        """Record the lines of an abandoned, unclosed block: they may hold the next block's path."""
-        for offset, line in enumerate(lines):
-            self.note(line, first_lineno + offset)
+    def replay(self, first: int, last: int) -> None:
+        """Lines ``first`` to ``last`` (of an abandoned, unclosed block) count as outside any block:
+        they may hold the next block's path."""
+        self._floor = first - 1
+        lines = self.lines
+        for n in range(first, last + 1):
+            line = lines[n - 1]
+            if LOUD.match(line):
+                self.note(line, n)
 
-    def reset_after_block(self, path: str | None, source: str) -> None:
-        """A block ended: its lines are not path candidates for the next block."""
-        self._recent.clear()
+    def reset_after_block(self, path: str | None, source: str, lineno: int) -> None:
+        """A block ended on line ``lineno``: its lines are not path candidates for the next block."""
+        self._floor = lineno
         if path:
             self.previous = path
             if source != "previous":
                 self.previous_source = source
 
-    def find(self) -> tuple[str | None, str]:
-        """The path for a block starting now, and where it came from.
+    def find(self, lineno: int) -> tuple[str | None, str]:
+        """The path for a block starting on line ``lineno``, and where it came from.
 
         The source is ``"line"`` (a path line outside a fence), ``"fenced"`` (the first line
         inside the fence), ``"fence"`` (the fence's info string), ``"heading"``, ``"previous"``,
@@ -202,7 +216,9 @@ class PathLookback:
         """
         seen = 0
         skipped_fence = False
-        for _, text in reversed(self._recent):
+        lines = self.lines
+        for n in range(lineno - 1, max(self._floor, lineno - 17), -1):
+            text = lines[n - 1]
             if not text.strip():
                 continue
             seen += 1

@@ -17,10 +17,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import ClassVar
 
 from ..models import EditBlock, ParseWarning
-from .base import EditFormat, LineChain, LineParser, OpenBlock, ParseItem
+from .base import EditFormat, LineChain, LineParser, LineView, OpenBlock, ParseItem, text_of
 from .common import PathLookback
 
 START = re.compile(r"^\s*<{5,9}\s*EDIT\s*$")
@@ -38,44 +39,64 @@ _SECTION_NAMES = {
 
 
 class EditV2Parser(LineParser):
-    """Line state machine for ``<<<<<<< EDIT`` blocks."""
+    """Line state machine for ``<<<<<<< EDIT`` blocks.
+
+    It keeps the line numbers of a block's separators and takes its text from the line store.
+    """
+
+    wake = START
 
     def __init__(self) -> None:
         self._state = _OUTSIDE
         self._paths = PathLookback()
+        self.lines = self._paths.lines
         self._start = 0
+        self._seps: list[int] = []
         self._path: str | None = None
         self._source = "none"
-        self._sections: list[list[str]] = [[], [], [], []]
-        self._raw: list[str] = []
+        self._views: list[LineView] = []
+
+    def bind(self, lines: list[str]) -> None:
+        super().bind(lines)
+        self._paths.lines = lines
 
     def in_block(self) -> bool:
         return self._state != _OUTSIDE
 
+    def _separator(self, lineno: int) -> None:
+        """A section ends on ``lineno``: its view stops and the next one follows the store."""
+        k = len(self._seps)
+        self._seps.append(lineno)
+        self._views[k].stop(lineno - 1)
+        self._views[k + 1].follow(lineno)
+
     def open_block(self) -> OpenBlock | None:
-        if self._state == _OUTSIDE:
+        if self._state == _OUTSIDE or len(self._views) != 4:
             return None
-        lead, old, new, trail = self._sections
+        lead, old, new, trail = self._views
         return OpenBlock(self._start, self._path, "edit-v2", LineChain(lead, old, trail), LineChain(lead, new, trail))
 
-    def _begin(self, lineno: int, line: str) -> None:
+    def _begin(self, lineno: int) -> None:
         self._state = _LEADING
         self._start = lineno
-        self._path, self._source = self._paths.find()
-        self._sections = [[], [], [], []]
-        self._raw = [line]
+        self._seps = []
+        self._path, self._source = self._paths.find(lineno)
+        # Live views of the leading anchor, old lines, new lines and trailing anchor.
+        self._views = [LineView(self.lines, lineno), *(LineView.empty(self.lines) for _ in range(3))]
 
-    def _abandon(self, message: str) -> ParseWarning:
+    def _abandon(self, message: str, lineno: int) -> ParseWarning:
         self._state = _OUTSIDE
-        self._paths.reset_after_block(None, "none")
+        self._paths.reset_after_block(None, "none", lineno)
         return ParseWarning(self._start, message, "edit-v2")
 
     def _emit(self, lineno: int) -> list[ParseItem]:
         self._state = _OUTSIDE
-        self._paths.reset_after_block(self._path, self._source)
+        self._paths.reset_after_block(self._path, self._source, lineno)
         if not self._path:
             return [ParseWarning(self._start, "EDIT block has no file path; put the path on the line before '<<<<<<< EDIT'", "edit-v2")]
-        lead, old, new, trail = ("".join(x + "\n" for x in sec) for sec in self._sections)
+        bounds = [self._start, *self._seps, lineno]
+        texts = [text_of(self.lines, a, b - 1) for a, b in zip(bounds, bounds[1:])]
+        lead, old, new, trail = (texts + ["", "", "", ""])[:4]
         return [
             EditBlock(
                 file_path=self._path,
@@ -86,59 +107,55 @@ class EditV2Parser(LineParser):
                 format="edit-v2",
                 line_number=self._start,
                 end_line=lineno,
-                raw_block="\n".join(self._raw) + "\n",
+                raw_block=text_of(self.lines, self._start - 1, lineno),
             )
         ]
 
     def feed(self, line: str, lineno: int) -> list[ParseItem]:
+        if self.owns_lines:
+            self.store(line, lineno)
         state = self._state
         if state == _OUTSIDE:
             if START.match(line):
-                self._begin(lineno, line)
+                self._begin(lineno)
             else:
                 self._paths.note(line, lineno)
             return []
-        self._raw.append(line)
         if START.match(line):
-            w = self._abandon(f"EDIT block is not closed before the next '<<<<<<< EDIT' at line {lineno}; block ignored")
-            self._paths.replay(self._raw[1:-1], self._start + 1)
-            self._begin(lineno, line)
+            w = self._abandon(f"EDIT block is not closed before the next '<<<<<<< EDIT' at line {lineno}; block ignored", lineno)
+            self._paths.replay(self._start + 1, lineno - 1)
+            self._begin(lineno)
             return [w]
         if state == _LEADING:
             if ANCHOR_SEP.match(line):
                 self._state = _OLD
+                self._separator(lineno)
             elif CONTENT_SEP.match(line):
-                return [self._abandon(f"EDIT block is missing the '-------' line after its leading anchor (found '=======' at line {lineno}); block ignored")]
+                return [self._abandon(f"EDIT block is missing the '-------' line after its leading anchor (found '=======' at line {lineno}); block ignored", lineno)]
             elif END.match(line):
-                return [self._abandon(f"EDIT block ends at line {lineno} without '-------' and '=======' sections; block ignored")]
-            else:
-                self._sections[0].append(line)
+                return [self._abandon(f"EDIT block ends at line {lineno} without '-------' and '=======' sections; block ignored", lineno)]
         elif state == _OLD:
             if CONTENT_SEP.match(line):
                 self._state = _NEW
+                self._separator(lineno)
             elif END.match(line):
-                return [self._abandon(f"EDIT block ends at line {lineno} without its '=======' separator; block ignored")]
-            else:
-                self._sections[1].append(line)
+                return [self._abandon(f"EDIT block ends at line {lineno} without its '=======' separator; block ignored", lineno)]
         elif state == _NEW:
             if ANCHOR_SEP.match(line):
                 self._state = _TRAILING
+                self._separator(lineno)
             elif END.match(line):
                 # No trailing anchor section written: the same as an empty trailing anchor.
                 return self._emit(lineno)
-            else:
-                self._sections[2].append(line)
-        else:  # _TRAILING
-            if END.match(line):
-                return self._emit(lineno)
-            self._sections[3].append(line)
+        elif END.match(line):  # _TRAILING
+            return self._emit(lineno)
         return []
 
     def close(self, lineno: int) -> list[ParseItem]:
         if self._state == _OUTSIDE:
             return []
         where = _SECTION_NAMES[self._state]
-        return [self._abandon(f"reply ends inside the EDIT block started at line {self._start}, in its {where}; the reply looks truncated, block ignored")]
+        return [self._abandon(f"reply ends inside the EDIT block started at line {self._start}, in its {where}; the reply looks truncated, block ignored", lineno)]
 
 
 class EditV2Format(EditFormat):

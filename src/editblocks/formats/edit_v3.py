@@ -18,7 +18,7 @@ import re
 from typing import ClassVar
 
 from ..models import EditBlock, ParseWarning
-from .base import EditFormat, LineParser, OpenBlock, ParseItem
+from .base import EditFormat, LineParser, LineView, OpenBlock, ParseItem, text_of
 from .common import PathLookback
 
 START = re.compile(r"^\s*«{3}\s*EDIT\s*$")
@@ -38,70 +38,82 @@ def split_common_prefix(edit: list[str], repl: list[str]) -> tuple[list[str], li
 
 
 class EditV3Parser(LineParser):
-    """Line state machine for ``««« EDIT`` blocks."""
+    """Line state machine for ``««« EDIT`` blocks.
+
+    It keeps the line numbers of a block's markers and takes its text from the line store.
+    """
+
+    wake = START
 
     def __init__(self) -> None:
         self._state = _OUTSIDE
         self._paths = PathLookback()
+        self.lines = self._paths.lines
         self._start = 0
+        self._sep = 0
         self._path: str | None = None
         self._source = "none"
-        self._edit: list[str] = []
-        self._repl: list[str] = []
-        self._raw: list[str] = []
+        self._views: tuple[LineView, LineView] | None = None
+
+    def bind(self, lines: list[str]) -> None:
+        super().bind(lines)
+        self._paths.lines = lines
 
     def in_block(self) -> bool:
         return self._state != _OUTSIDE
 
     def open_block(self) -> OpenBlock | None:
-        if self._state == _OUTSIDE:
+        if self._state == _OUTSIDE or self._views is None:
             return None
-        return OpenBlock(self._start, self._path, "edit-v3", self._edit, self._repl)
+        return OpenBlock(self._start, self._path, "edit-v3", *self._views)
 
-    def _begin(self, lineno: int, line: str) -> None:
+    def _begin(self, lineno: int) -> None:
         self._state = _EDIT
         self._start = lineno
-        self._path, self._source = self._paths.find()
-        self._edit, self._repl, self._raw = [], [], [line]
+        self._path, self._source = self._paths.find(lineno)
+        self._views = (LineView(self.lines, lineno), LineView.empty(self.lines))
 
-    def _abandon(self, message: str) -> ParseWarning:
+    def _abandon(self, message: str, lineno: int) -> ParseWarning:
         self._state = _OUTSIDE
-        self._paths.reset_after_block(None, "none")
+        self._paths.reset_after_block(None, "none", lineno)
         return ParseWarning(self._start, message, "edit-v3")
 
     def feed(self, line: str, lineno: int) -> list[ParseItem]:
+        if self.owns_lines:
+            self.store(line, lineno)
         state = self._state
         if state == _OUTSIDE:
             if START.match(line):
-                self._begin(lineno, line)
+                self._begin(lineno)
             else:
                 self._paths.note(line, lineno)
             return []
-        self._raw.append(line)
         if START.match(line):
-            w = self._abandon(f"EDIT block is not closed with '»»» EDIT END' before the next block at line {lineno}; block ignored")
-            self._paths.replay(self._raw[1:-1], self._start + 1)
-            self._begin(lineno, line)
+            w = self._abandon(f"EDIT block is not closed with '»»» EDIT END' before the next block at line {lineno}; block ignored", lineno)
+            self._paths.replay(self._start + 1, lineno - 1)
+            self._begin(lineno)
             return [w]
         if state == _EDIT:
             if REPL.match(line):
                 self._state = _REPL
+                self._sep = lineno
+                if self._views is not None:
+                    self._views[0].stop(lineno - 1)
+                    self._views[1].follow(lineno)
             elif END.match(line):
-                return [self._abandon(f"EDIT block ends at line {lineno} without its '═══════ REPL' separator; block ignored")]
-            else:
-                self._edit.append(line)
+                return [self._abandon(f"EDIT block ends at line {lineno} without its '═══════ REPL' separator; block ignored", lineno)]
             return []
         if END.match(line):
             return self._emit(lineno)
-        self._repl.append(line)
         return []
 
     def _emit(self, lineno: int) -> list[ParseItem]:
         self._state = _OUTSIDE
-        self._paths.reset_after_block(self._path, self._source)
+        self._paths.reset_after_block(self._path, self._source, lineno)
         if not self._path:
             return [ParseWarning(self._start, "EDIT block has no file path; put the path on the line before '««« EDIT'", "edit-v3")]
-        anchor, old, new = split_common_prefix(self._edit, self._repl)
+        lines = self.lines
+        anchor, old, new = split_common_prefix(lines[self._start : self._sep - 1], lines[self._sep : lineno - 1])
         return [
             EditBlock(
                 file_path=self._path,
@@ -111,7 +123,7 @@ class EditV3Parser(LineParser):
                 format="edit-v3",
                 line_number=self._start,
                 end_line=lineno,
-                raw_block="\n".join(self._raw) + "\n",
+                raw_block=text_of(lines, self._start - 1, lineno),
             )
         ]
 
@@ -119,7 +131,7 @@ class EditV3Parser(LineParser):
         if self._state == _OUTSIDE:
             return []
         where = "before '═══════ REPL'" if self._state == _EDIT else "before '»»» EDIT END'"
-        return [self._abandon(f"reply ends inside the EDIT block started at line {self._start} ({where}); the reply looks truncated, block ignored")]
+        return [self._abandon(f"reply ends inside the EDIT block started at line {self._start} ({where}); the reply looks truncated, block ignored", lineno)]
 
 
 class EditV3Format(EditFormat):

@@ -10,7 +10,7 @@ import re
 from typing import ClassVar
 
 from ..models import EditBlock, ParseWarning
-from .base import EditFormat, LineParser, OpenBlock, ParseItem
+from .base import EditFormat, LineParser, LineView, OpenBlock, ParseItem, text_of
 from .common import PathLookback, choose_fence
 
 SEARCH = re.compile(r"^\s*<{5,9}\s*SEARCH\s*>?\s*$")
@@ -29,97 +29,118 @@ def _dialect(source: str, new_file: bool) -> str:
 
 
 class SearchReplaceParser(LineParser):
-    """Line state machine for SEARCH/REPLACE blocks, ``### File:`` sections and NEW_FILE blocks."""
+    """Line state machine for SEARCH/REPLACE blocks, ``### File:`` sections and NEW_FILE blocks.
+
+    It keeps the line numbers of a block's markers and takes its text from the line store.
+    """
+
+    wake = re.compile(r"\s*(?:<{5,9}\s*(?:SEARCH|NEW_FILE)|>{5,9}\s*REPLACE)")
 
     def __init__(self) -> None:
         self._state = _OUTSIDE
         self._paths = PathLookback()
+        self.lines = self._paths.lines
         self._start = 0
+        self._sep = 0
         self._path: str | None = None
         self._source = "none"
-        self._old: list[str] = []
-        self._new: list[str] = []
-        self._raw: list[str] = []
+        self._views: tuple[LineView, LineView] | None = None
+
+    def bind(self, lines: list[str]) -> None:
+        super().bind(lines)
+        self._paths.lines = lines
 
     def in_block(self) -> bool:
         return self._state != _OUTSIDE
 
     def open_block(self) -> OpenBlock | None:
-        if self._state == _OUTSIDE:
+        if self._state == _OUTSIDE or self._views is None:
             return None
+        old, new = self._views
         if self._state == _NEW_FILE:
-            return OpenBlock(self._start, self._path, _dialect(self._source, True), (), self._old)
-        return OpenBlock(self._start, self._path, _dialect(self._source, False), self._old, self._new)
+            return OpenBlock(self._start, self._path, _dialect(self._source, True), (), new)
+        return OpenBlock(self._start, self._path, _dialect(self._source, False), old, new)
 
-    def _begin(self, state: int, lineno: int, line: str) -> None:
+    def _begin(self, state: int, lineno: int) -> None:
         self._state = state
         self._start = lineno
-        self._path, self._source = self._paths.find()
-        self._old, self._new, self._raw = [], [], [line]
+        self._path, self._source = self._paths.find(lineno)
+        # Live views of the block's texts: SEARCH grows until the divider, then REPLACE does.
+        if state == _NEW_FILE:
+            self._views = (LineView.empty(self.lines), LineView(self.lines, lineno))
+        else:
+            self._views = (LineView(self.lines, lineno), LineView.empty(self.lines))
 
     def _emit(self, lineno: int, new_file: bool) -> list[ParseItem]:
         self._state = _OUTSIDE
-        self._paths.reset_after_block(self._path, self._source)
+        self._paths.reset_after_block(self._path, self._source, lineno)
         if not self._path:
             return [ParseWarning(self._start, "edit block has no file path; put the path on the line before the block", "diff")]
-        block = EditBlock(
-            file_path=self._path,
-            old_lines="".join(line + "\n" for line in self._old),
-            new_lines="".join(line + "\n" for line in self._new),
-            format=_dialect(self._source, new_file),
-            line_number=self._start,
-            end_line=lineno,
-            raw_block="\n".join(self._raw) + "\n",
-            new_file=new_file,
-        )
-        return [block]
+        lines, start = self.lines, self._start
+        if new_file:
+            old, new = "", text_of(lines, start, lineno - 1)
+        else:
+            old, new = text_of(lines, start, self._sep - 1), text_of(lines, self._sep, lineno - 1)
+        return [
+            EditBlock(
+                file_path=self._path,
+                old_lines=old,
+                new_lines=new,
+                format=_dialect(self._source, new_file),
+                line_number=start,
+                end_line=lineno,
+                raw_block=text_of(lines, start - 1, lineno),
+                new_file=new_file,
+            )
+        ]
 
     def _abandon(self, lineno: int, message: str) -> ParseWarning:
         self._state = _OUTSIDE
-        self._paths.reset_after_block(None, "none")
+        self._paths.reset_after_block(None, "none", lineno)
         return ParseWarning(self._start, message, "diff")
 
+    def _restart(self, lineno: int, message: str) -> list[ParseItem]:
+        """The block is abandoned at a new SEARCH marker on ``lineno``, which starts the next block."""
+        w = self._abandon(lineno, message)
+        self._paths.replay(self._start + 1, lineno - 1)
+        self._begin(_SEARCH, lineno)
+        return [w]
+
     def feed(self, line: str, lineno: int) -> list[ParseItem]:
+        if self.owns_lines:
+            self.store(line, lineno)
         state = self._state
         if state == _OUTSIDE:
             if SEARCH.match(line):
-                self._begin(_SEARCH, lineno, line)
+                self._begin(_SEARCH, lineno)
             elif NEW_FILE_START.match(line):
-                self._begin(_NEW_FILE, lineno, line)
+                self._begin(_NEW_FILE, lineno)
             elif REPLACE.match(line) and "REPLACE" in line:
                 return [ParseWarning(lineno, "'>>>>>>> REPLACE' without a '<<<<<<< SEARCH' before it", "diff")]
             else:
                 self._paths.note(line, lineno)
             return []
-        self._raw.append(line)
         if state == _SEARCH:
             if DIVIDER.match(line):
                 self._state = _REPLACE
+                self._sep = lineno
+                if self._views is not None:
+                    self._views[0].stop(lineno - 1)
+                    self._views[1].follow(lineno)
             elif SEARCH.match(line):
-                w = self._abandon(lineno, f"SEARCH block has no '=======' separator before the next block at line {lineno}; block ignored")
-                self._paths.replay(self._raw[1:-1], self._start + 1)
-                self._begin(_SEARCH, lineno, line)
-                return [w]
+                return self._restart(lineno, f"SEARCH block has no '=======' separator before the next block at line {lineno}; block ignored")
             elif REPLACE.match(line):
                 return [self._abandon(lineno, f"SEARCH block is missing its '=======' separator (reached '>>>>>>> REPLACE' at line {lineno}); block ignored")]
-            else:
-                self._old.append(line)
             return []
         if state == _REPLACE:
             if REPLACE.match(line):
                 return self._emit(lineno, new_file=False)
             if SEARCH.match(line):
-                w = self._abandon(lineno, f"block is not closed with '>>>>>>> REPLACE' before the next block at line {lineno}; block ignored")
-                self._paths.replay(self._raw[1:-1], self._start + 1)
-                self._begin(_SEARCH, lineno, line)
-                return [w]
-            self._new.append(line)
+                return self._restart(lineno, f"block is not closed with '>>>>>>> REPLACE' before the next block at line {lineno}; block ignored")
             return []
         # _NEW_FILE
         if NEW_FILE_END.match(line):
-            self._new, self._old = self._old, []
             return self._emit(lineno, new_file=True)
-        self._old.append(line)
         return []
 
     def close(self, lineno: int) -> list[ParseItem]:
