@@ -73,7 +73,7 @@ def opcodes(a: list[str], b: list[str]) -> list[Opcode]:
 
 def _grouped(ops: list[Opcode], n: int = 3) -> list[list[Opcode]]:
     """Opcodes in hunks with ``n`` lines of context (as difflib's get_grouped_opcodes)."""
-    matcher = SequenceMatcher(None, [], [])
+    matcher: SequenceMatcher[str] = SequenceMatcher(None, [], [])
     matcher.opcodes = ops or [("equal", 0, 1, 0, 1)]  # type: ignore[attr-defined]
     return list(matcher.get_grouped_opcodes(n))
 

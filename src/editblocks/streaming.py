@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from .models import EditBlock, ParsedResponse, ParseWarning
 from .parsing import ReplyReader
@@ -191,22 +191,24 @@ class StreamParser:
         if kind is bytes and mode == _BYTES:
             # Bytes are split into lines before decoding: b"\n" never occurs inside a UTF-8
             # character, so each decoded run of lines ends on a character boundary.
-            end = chunk.rfind(b"\n")  # type: ignore[union-attr]
+            data = cast(bytes, chunk)
+            end = data.rfind(b"\n")
             if end < 0:
-                self._tail.append(chunk)
+                self._tail.append(data)
                 return []
-            return self._byte_lines(chunk, end)  # type: ignore[arg-type]
+            return self._byte_lines(data, end)
         if kind is str and mode == _STR:
-            if "\n" not in chunk:
-                self._tail.append(chunk)
+            text = cast(str, chunk)
+            if "\n" not in text:
+                self._tail.append(text)
                 return []
-            lines = chunk.split("\n")  # type: ignore[union-attr]
+            lines = text.split("\n")
             if self._tail:
                 self._tail.append(lines[0])
                 lines[0] = "".join(self._tail)
             last = lines.pop()
             self._tail = [last] if last else []
-            return self._read(lines)  # type: ignore[arg-type]
+            return self._read(lines)
         if mode == _CLOSED:
             raise ValueError("feed() after close()")
         if isinstance(chunk, str):

@@ -265,11 +265,12 @@ def _fuzzy(view: FileView, search: list[str], replace: list[str]) -> Match | Mat
     if not regions or regions[0].score is None:
         return None
     best = regions[0]
+    best_score: float = regions[0].score
     meaningful = sum(1 for s in search if s.strip())
     threshold = FUZZY_THRESHOLD if meaningful >= 3 else FUZZY_THRESHOLD_SHORT
-    if best.score < threshold:
+    if best_score < threshold:
         return None
-    others = [r for r in regions[1:] if r.score is not None and r.score > best.score - FUZZY_MARGIN]
+    others = [r for r in regions[1:] if r.score is not None and r.score > best_score - FUZZY_MARGIN]
     if others:
         listed = ", ".join(f"line {r.start + 1} ({r.score:.0%})" for r in [best, *others])
         return MatchFailure(
@@ -299,7 +300,7 @@ def _fuzzy(view: FileView, search: list[str], replace: list[str]) -> Match | Mat
             )
     if replace != search and any(r.strip() for r in replace):
         for r in similar_regions(view, replace, limit=1):
-            if r.score is not None and r.score >= best.score and r.start < best.start + best.length and best.start < r.start + r.length:
+            if r.score is not None and r.score >= best_score and r.start < best.start + best.length and best.start < r.start + r.length:
                 # REPLACE fits this place at least as well as SEARCH does: the edit is already there.
                 r_start, r_end = view.offsets[r.start], view.offsets[r.start + r.length]
                 return Match(r_start, r_end, view.text[r_start:r_end], "fuzzy", r.start + 1, r.score, already_applied=True)
