@@ -16,7 +16,7 @@ from difflib import SequenceMatcher
 
 from . import diagnosis
 from .delta import DeltaError, apply_delta
-from .fuzzy import line_similarity, map_lines, similar_regions
+from .fuzzy import line_similarity, map_lines, ranked_regions, similar_regions
 from .result import Match, MatchFailure
 from .strategies import (
     Candidate,
@@ -261,8 +261,12 @@ def _fuzzy(view: FileView, search: list[str], replace: list[str]) -> Match | Mat
         # Every line is there, in order and only once, with uneven indentation: the place is certain.
         cand = Candidate(stripped[0], len(search), identity(len(search)), "fuzzy", 1.0)
         return _build(view, cand, search, replace, strict=True)
-    regions = similar_regions(view, search, limit=3)
+    regions, complete = ranked_regions(view, search, limit=3)
     if not regions or regions[0].score is None:
+        return None
+    if not complete:
+        # Made of lines too common to place it, or of no line the file has: a similar region
+        # cannot be shown to be the only one, so it is never edited (the diagnosis still names it).
         return None
     best = regions[0]
     best_score: float = regions[0].score

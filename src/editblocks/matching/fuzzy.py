@@ -17,6 +17,11 @@ from .strategies import Candidate, FileView
 MAX_STARTS = 40
 LENGTH_SLACK = 2
 MAX_HITS_PER_LINE = 200
+COMMON_SCORE_LIMIT = 0.75
+"""Similarity that regions sharing only a search's too-common lines must stay below for the
+scored regions to be known to be the only candidates."""
+MAX_PROBE_CHARS = 300
+"""Characters of a line compared when no search line occurs verbatim (keeps that search linear)."""
 PAIR_SIMILARITY = 50
 """Least similarity (percent) for a changed search line to be paired with a file line."""
 
@@ -32,28 +37,53 @@ def _index(view: FileView) -> dict[str, list[int]]:
     return index
 
 
-def _starts(view: FileView, search: list[str]) -> list[int]:
-    """Region starts implied by the search lines found in the file, most voted first."""
+def _starts(view: FileView, search: list[str]) -> tuple[list[int], bool]:
+    """Region starts implied by the search lines found in the file, most voted first, and
+    whether they are every place that could match as well (see :func:`similar_regions`)."""
     stripped = [s.strip() for s in search]
     index = _index(view)
     votes: dict[int, float] = defaultdict(float)
+    complete = True
+    common = total = 0
     for i, s in enumerate(stripped):
         if not s:
             continue
+        total += len(s)
         hits = index.get(s)
-        if not hits or len(hits) > MAX_HITS_PER_LINE:
+        if not hits:
+            continue
+        if len(hits) > MAX_HITS_PER_LINE:
+            # Too common to vote with: places that only such lines point to are not scored.
+            common += len(s)
             continue
         weight = min(len(s), 40) / 40 / len(hits) ** 0.5
         for j in hits:
             votes[j - i] += weight
     if not votes and view.lines:
-        # No line survived verbatim: look for the longest lines by similarity instead.
+        # No line survived verbatim: look for the longest lines by similarity instead. This
+        # finds the closest places for a diagnosis, never a complete set of candidates.
+        complete = False
         longest = sorted((i for i, s in enumerate(stripped) if s), key=lambda i: -len(stripped[i]))[:3]
         for i in longest:
-            for _, score, j in process.extract(stripped[i], view.stripped, scorer=fuzz.ratio, limit=5, score_cutoff=50):
+            probe = stripped[i][:MAX_PROBE_CHARS]
+            for _, score, j in process.extract(
+                probe, view.stripped, scorer=fuzz.ratio, processor=_head, limit=5, score_cutoff=50
+            ):
                 votes[j - i] += score / 100
-    ranked = sorted(votes.items(), key=lambda kv: -kv[1])[:MAX_STARTS]
-    return [start for start, _ in ranked]
+    if total and common:
+        # A region that shares only the too-common lines scores at most about this much; if
+        # that could pass for a match, the unscored places could compete with the scored ones.
+        share = common / total
+        if 2 * share / (1 + share) >= COMMON_SCORE_LIMIT:
+            complete = False
+    ranked = sorted(votes.items(), key=lambda kv: -kv[1])
+    if len(ranked) > MAX_STARTS:
+        complete = False
+    return [start for start, _ in ranked[:MAX_STARTS]], complete
+
+
+def _head(line: str) -> str:
+    return line[:MAX_PROBE_CHARS]
 
 
 def similar_regions(view: FileView, search: list[str], limit: int = 5) -> list[Candidate]:
@@ -62,13 +92,23 @@ def similar_regions(view: FileView, search: list[str], limit: int = 5) -> list[C
     A region's score (0 to 1) is the similarity of its stripped lines to the stripped search
     lines, joined; regions may be up to two lines longer or shorter than the search.
     """
+    return ranked_regions(view, search, limit)[0]
+
+
+def ranked_regions(view: FileView, search: list[str], limit: int = 5) -> tuple[list[Candidate], bool]:
+    """:func:`similar_regions`, and whether every place that could score as well was scored.
+
+    It is not complete when the search is made of lines too common to locate it, nor when no
+    search line is in the file verbatim. Only a complete set can show the best region is unique.
+    """
     m = len(search)
     n = len(view.lines)
     if not m or not n:
-        return []
+        return [], False
     needle = "\n".join(s.strip() for s in search)
     scored: dict[tuple[int, int], float] = {}
-    for base in _starts(view, search):
+    starts, complete = _starts(view, search)
+    for base in starts:
         for start in range(base - 1, base + 2):
             for length in range(max(1, m - LENGTH_SLACK), m + LENGTH_SLACK + 1):
                 if start < 0 or start + length > n or (start, length) in scored:
@@ -82,7 +122,7 @@ def similar_regions(view: FileView, search: list[str], limit: int = 5) -> list[C
         best.append(Candidate(start, length, [], "fuzzy", score))
         if len(best) >= limit:
             break
-    return best
+    return best, complete
 
 
 def _overlap(a: int, alen: int, b: int, blen: int) -> bool:
