@@ -1,0 +1,290 @@
+"""The undo journal: what each apply changed, so that :func:`undo` can put it back.
+
+Every apply that writes files records, before writing anything, one entry under
+``<root>/.editblocks/journal/``: for each file its path, the SHA-256 of its content before and
+after, and its mode bits. The content before is kept under ``.editblocks/objects/`` by hash.
+An apply interrupted half-way leaves its entry ``pending``; undo restores it all the same.
+
+:func:`undo` restores the files of the last apply not yet undone (deleting the files it created),
+and refuses, writing nothing, when any of them changed since that apply wrote it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from .lock import DEFAULT_LOCK_TIMEOUT, RootLock, state_dir
+from .workspace import FileMissingError, Workspace, WorkspaceError, atomic_write
+
+KEEP_ENTRIES = 50
+"""How many applies the journal remembers; older entries and their saved contents are dropped."""
+
+PENDING, APPLIED, UNDONE = "pending", "applied", "undone"
+
+
+class UndoError(WorkspaceError):
+    """Undo is impossible or refused; the message says why and that nothing was restored."""
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class JournalFile:
+    """One file an apply wrote."""
+
+    path: str
+    before: str | None
+    """SHA-256 of the content before the apply; None when the apply created the file."""
+    after: str
+    """SHA-256 of the content the apply wrote."""
+    mode: int | None = None
+    """Mode bits before the apply."""
+    created_folders: list[str] = field(default_factory=list)
+    """Folders the apply created for this file (relative to the root)."""
+
+    @property
+    def created(self) -> bool:
+        return self.before is None
+
+
+@dataclass
+class JournalEntry:
+    """One apply: when, which files, and whether it was undone."""
+
+    id: int
+    time: str
+    state: str
+    files: list[JournalFile]
+    undone_time: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> JournalEntry:
+        files = [JournalFile(**f) for f in data.get("files", [])]
+        return cls(int(data["id"]), str(data["time"]), str(data["state"]), files, data.get("undone_time"))
+
+    def describe(self) -> str:
+        """``#3  2024-05-01T12:00:03+02:00  applied  a.py (changed), b.py (created)``."""
+        names = ", ".join(f"{f.path} ({'created' if f.created else 'changed'})" for f in self.files[:8])
+        if len(self.files) > 8:
+            names += f" and {len(self.files) - 8} more"
+        state = "interrupted" if self.state == PENDING else self.state
+        return f"#{self.id}  {self.time}  {state:<11}  {names}"
+
+
+@dataclass
+class UndoResult:
+    """What :func:`undo` did."""
+
+    entry: JournalEntry
+    restored: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    """Files that already held their content from before the apply."""
+    folders_removed: list[str] = field(default_factory=list)
+
+
+def _now() -> str:
+    return datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+class Journal:
+    """The journal of one root. Callers hold the root's :class:`RootLock` while using it."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root).resolve()
+
+    def _folder(self, name: str, *, create: bool = True) -> Path:
+        folder = state_dir(self.root, create=create) / name
+        try:
+            st = os.lstat(folder)
+        except FileNotFoundError:
+            if not create:
+                return folder
+            os.makedirs(folder, exist_ok=True)
+            st = os.lstat(folder)
+        if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+            raise WorkspaceError(f"{folder} is not a folder (it is a file or a symbolic link); remove it")
+        return folder
+
+    # -- recording ------------------------------------------------------------------
+
+    def begin(self, files: list[tuple[JournalFile, bytes | None]]) -> JournalEntry:
+        """Record an apply about to write ``files`` (each with its content before, or None).
+
+        Raises :class:`WorkspaceError` when the journal cannot be written; then nothing may be
+        written to the files either.
+        """
+        try:
+            objects = self._folder("objects")
+            entries = self._folder("journal")
+            for jf, before in files:
+                if before is not None:
+                    target = objects / jf.before  # type: ignore[operator]
+                    if not target.exists():
+                        atomic_write(target, before, 0o600)
+            last = max((e.id for e in self.entries()), default=0)
+            entry = JournalEntry(last + 1, _now(), PENDING, [jf for jf, _ in files])
+            self._save(entry, entries)
+        except OSError as exc:
+            raise WorkspaceError(f"cannot record the undo journal under {self.root / '.editblocks'}: {exc.strerror or exc}") from None
+        return entry
+
+    def finish(self, entry: JournalEntry, written: list[str]) -> None:
+        """The apply wrote ``written``: keep those files in the entry, or drop an entry that wrote nothing."""
+        keep = set(written)
+        entry.files = [f for f in entry.files if f.path in keep]
+        if not entry.files:
+            self._remove(entry)
+        else:
+            entry.state = APPLIED
+            self._save(entry, self._folder("journal"))
+        self.prune()
+
+    def discard(self, entry: JournalEntry) -> None:
+        """Forget an entry whose files were all put back."""
+        self._remove(entry)
+        self.prune()
+
+    def mark_undone(self, entry: JournalEntry) -> None:
+        entry.state = UNDONE
+        entry.undone_time = _now()
+        self._save(entry, self._folder("journal"))
+
+    def _save(self, entry: JournalEntry, folder: Path) -> None:
+        data = json.dumps(entry.to_dict(), indent=1).encode("utf-8")
+        atomic_write(folder / f"{entry.id:06d}.json", data, 0o600)
+
+    def _remove(self, entry: JournalEntry) -> None:
+        try:
+            os.unlink(self._folder("journal", create=False) / f"{entry.id:06d}.json")
+        except FileNotFoundError:
+            pass
+
+    # -- reading ---------------------------------------------------------------------
+
+    def entries(self) -> list[JournalEntry]:
+        """Every recorded apply, oldest first."""
+        folder = self._folder("journal", create=False)
+        if not folder.is_dir():
+            return []
+        found = []
+        for name in os.listdir(folder):
+            if not name.endswith(".json"):
+                continue
+            try:
+                with open(folder / name, "rb") as fh:
+                    found.append(JournalEntry.from_dict(json.loads(fh.read())))
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+        found.sort(key=lambda e: e.id)
+        return found
+
+    def load(self, digest: str) -> bytes:
+        """The saved content with SHA-256 ``digest``; raises :class:`UndoError` when it is lost."""
+        path = self._folder("objects", create=False) / digest
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
+            with os.fdopen(fd, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            raise UndoError(f"the saved content {digest[:12]} is missing from the journal; nothing was restored") from None
+        if sha256(data) != digest:
+            raise UndoError(f"the saved content {digest[:12]} in the journal is damaged; nothing was restored")
+        return data
+
+    def prune(self, keep: int = KEEP_ENTRIES) -> None:
+        """Drop all but the last ``keep`` entries, and saved contents no entry refers to."""
+        entries = self.entries()
+        for old in entries[:-keep] if len(entries) > keep else []:
+            self._remove(old)
+        kept = entries[-keep:]
+        used = {f.before for e in kept for f in e.files if f.before}
+        objects = self._folder("objects", create=False)
+        if not objects.is_dir():
+            return
+        for name in os.listdir(objects):
+            if name not in used and len(name) == 64:
+                try:
+                    os.unlink(objects / name)
+                except OSError:
+                    pass
+
+
+def history(root: str | os.PathLike[str] = ".") -> list[JournalEntry]:
+    """The recorded applies under ``root``, newest first."""
+    return Journal(Workspace(root).root).entries()[::-1]
+
+
+def undo(root: str | os.PathLike[str] = ".", *, lock_timeout: float = DEFAULT_LOCK_TIMEOUT) -> UndoResult:
+    """Restore the files of the last apply under ``root`` that was not undone yet.
+
+    Files the apply created are deleted, and folders it created are removed when empty. Raises
+    :class:`UndoError`, restoring nothing, when there is nothing to undo or when any of the
+    files changed since that apply wrote it.
+    """
+    workspace = Workspace(root)
+    with RootLock(workspace.root, timeout=lock_timeout):
+        journal = Journal(workspace.root)
+        entries = journal.entries()
+        candidates = [e for e in entries if e.state != UNDONE]
+        if not candidates:
+            if entries:
+                raise UndoError(f"nothing to undo: every recorded apply under {workspace.root} has been undone")
+            raise UndoError(f"nothing to undo: no apply has been recorded under {workspace.root}")
+        entry = candidates[-1]
+        result = UndoResult(entry)
+        plan: list[tuple[JournalFile, bytes | None, bytes | None]] = []
+        conflicts: list[str] = []
+        for jf in entry.files:
+            try:
+                current: bytes | None = workspace.read_bytes(jf.path)[1]
+            except FileMissingError:
+                current = None
+            except WorkspaceError as exc:
+                conflicts.append(f"{jf.path}: {exc}")
+                continue
+            digest = None if current is None else sha256(current)
+            if digest == jf.after:
+                plan.append((jf, current, None if jf.before is None else journal.load(jf.before)))
+            elif digest == jf.before:
+                result.unchanged.append(jf.path)
+            elif current is None:
+                conflicts.append(f"{jf.path}: deleted since apply #{entry.id} wrote it")
+            else:
+                conflicts.append(f"{jf.path}: changed since apply #{entry.id} wrote it")
+        if conflicts:
+            listed = "\n  ".join(conflicts)
+            raise UndoError(
+                f"undo of apply #{entry.id} refused; nothing was restored, because these files are not what "
+                f"that apply wrote and restoring them would lose those changes:\n  {listed}"
+            )
+        for jf, current, before in plan:
+            try:
+                if before is None:
+                    workspace.delete(jf.path, expected=current)
+                    result.deleted.append(jf.path)
+                else:
+                    workspace.write_bytes(jf.path, before, jf.mode, expected=current)
+                    result.restored.append(jf.path)
+            except WorkspaceError as exc:
+                done = ", ".join(result.restored + result.deleted) or "none"
+                raise UndoError(
+                    f"undo of apply #{entry.id} stopped at {jf.path}: {exc}. Files restored so far: {done}; "
+                    "run undo again to finish"
+                ) from None
+        folders = [d for jf in entry.files if jf.created for d in jf.created_folders]
+        result.folders_removed = workspace.remove_empty_folders(folders)
+        journal.mark_undone(entry)
+        return result

@@ -1,0 +1,195 @@
+"""The last step of an apply: writing every changed file, all or nothing when asked, with undo.
+
+Each file is written atomically (see :func:`editblocks.workspace.atomic_write`) and only if it
+still holds what was read. Before the first write the apply is recorded in the undo journal. With
+``atomic`` nothing is written unless every block applied, and a write that fails puts back the
+files already written.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from .journal import Journal, JournalEntry, JournalFile, sha256
+from .models import ApplyResult, EditResult, EditStatus, ParseWarning
+from .textfile import TextFile, UnwritableTextError
+from .workspace import ABSENT, Workspace, WorkspaceError
+
+
+@dataclass
+class Change:
+    """One file an apply changes."""
+
+    path: str
+    file: TextFile
+    existed: bool
+    before: str
+    """Text before (LF endings; "" for a new file)."""
+    after: str
+    """Text to write (LF endings)."""
+    owners: list[EditResult] = field(default_factory=list)
+    """The applied blocks that changed it."""
+    data: bytes = b""
+    created_folders: list[str] = field(default_factory=list)
+
+
+def _fail(change: Change, reason: str) -> None:
+    for res in change.owners:
+        res.status = EditStatus.FAILED
+        res.reason = reason
+
+
+def _hold_back(result: ApplyResult, why: str) -> None:
+    """All-or-nothing: every applied block is reported as not written."""
+    for res in result.results:
+        if res.status is EditStatus.APPLIED:
+            res.status = EditStatus.SKIPPED
+            res.reason = f"not written: all-or-nothing apply (atomic), and {why}"
+
+
+def _blockers(result: ApplyResult) -> str:
+    bad = [(i, r) for i, r in enumerate(result.results, start=1) if r.status is not EditStatus.APPLIED]
+    shown = ", ".join(f"#{i} ({r.file_path}, {r.status.value})" for i, r in bad[:5])
+    more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+    return f"block{'s' if len(bad) > 1 else ''} {shown}{more} did not apply"
+
+
+def commit(
+    workspace: Workspace,
+    changes: list[Change],
+    result: ApplyResult,
+    *,
+    atomic: bool = False,
+    dry_run: bool = False,
+    journal: bool = True,
+) -> None:
+    """Write ``changes`` and fill ``result.files_modified``, ``before`` and ``after``.
+
+    Blocks whose file cannot be written are turned into failures that say why.
+    """
+    if atomic and any(r.status is not EditStatus.APPLIED for r in result.results):
+        _hold_back(result, _blockers(result))
+        return
+    ready = _prepare(workspace, changes)
+    if atomic and len(ready) < len(changes):
+        _hold_back(result, _blockers(result))
+        return
+    if dry_run:
+        for change in ready:
+            _record(result, change)
+        return
+    entry: JournalEntry | None = None
+    book = Journal(workspace.root) if journal and ready else None
+    if book is not None:
+        try:
+            entry = book.begin([(_journal_file(workspace, c), c.file.data if c.existed else None) for c in ready])
+        except WorkspaceError as exc:
+            for change in ready:
+                _fail(change, f"not written: {exc}")
+            return
+    written: list[Change] = []
+    for change in ready:
+        try:
+            change.created_folders = workspace.write_bytes(
+                change.path, change.data, change.file.mode, expected=change.file.data if change.existed else ABSENT
+            )
+        except (OSError, WorkspaceError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            _fail(change, f"could not write {change.path}: {reason}")
+            if atomic:
+                _roll_back(workspace, written, result, book, entry, change.path)
+                return
+            continue
+        written.append(change)
+        _record(result, change)
+    if book is not None and entry is not None:
+        try:
+            book.finish(entry, [c.path for c in written])
+        except (OSError, WorkspaceError) as exc:
+            result.warnings.append(ParseWarning(0, f"the undo journal could not be completed: {exc}"))
+
+
+def _prepare(workspace: Workspace, changes: list[Change]) -> list[Change]:
+    """Encode each change, and refuse two names for one file; returns the changes fit to write."""
+    ready: list[Change] = []
+    for change in changes:
+        try:
+            change.data = change.file.encode(change.after)
+        except UnwritableTextError as exc:
+            _fail(change, str(exc))
+            continue
+        ready.append(change)
+    by_identity: dict[object, list[Change]] = {}
+    for change in ready:
+        try:
+            _, real = workspace.resolve(change.path)
+            st = os.stat(real)
+            key: object = (st.st_dev, st.st_ino)
+        except (OSError, WorkspaceError):
+            key = os.path.normcase(os.path.realpath(workspace.root / change.path))
+        by_identity.setdefault(key, []).append(change)
+    same = [group for group in by_identity.values() if len(group) > 1]
+    for group in same:
+        names = " and ".join(c.path for c in group)
+        for change in group:
+            _fail(change, f"{names} are the same file (through a link or letter case); edit it under one name")
+            ready.remove(change)
+    return ready
+
+
+def _journal_file(workspace: Workspace, change: Change) -> JournalFile:
+    return JournalFile(
+        path=change.path,
+        before=sha256(change.file.data) if change.existed and change.file.data is not None else None,
+        after=sha256(change.data),
+        mode=change.file.mode,
+        created_folders=[] if change.existed else workspace.missing_folders(change.path),
+    )
+
+
+def _record(result: ApplyResult, change: Change) -> None:
+    result.files_modified.append(change.path)
+    result.before[change.path] = change.before if change.existed else ""
+    result.after[change.path] = change.after
+
+
+def _roll_back(
+    workspace: Workspace,
+    written: list[Change],
+    result: ApplyResult,
+    book: Journal | None,
+    entry: JournalEntry | None,
+    failed_path: str,
+) -> None:
+    """All-or-nothing after a failed write: put back the files already written."""
+    lost: list[Change] = []
+    for change in reversed(written):
+        try:
+            if change.existed and change.file.data is not None:
+                workspace.write_bytes(change.path, change.file.data, change.file.mode, expected=change.data)
+            else:
+                workspace.delete(change.path, expected=change.data)
+                workspace.remove_empty_folders(change.created_folders)
+        except (OSError, WorkspaceError):
+            lost.append(change)
+    for path in result.files_modified:
+        result.before.pop(path, None)
+        result.after.pop(path, None)
+    result.files_modified.clear()
+    _hold_back(result, f"writing {failed_path} failed; the files already written were put back")
+    if lost:
+        listed = ", ".join(c.path for c in lost)
+        result.warnings.append(
+            ParseWarning(0, f"could not put back {listed} after a failed write; run 'editblocks undo' to restore them")
+        )
+        for change in lost:
+            _record(result, change)
+            for res in change.owners:
+                res.status = EditStatus.APPLIED
+                res.reason = None
+                res.notes.append("written, and could not be put back after another file failed to write")
+        if book is not None and entry is not None:
+            book.finish(entry, [c.path for c in lost])
+    elif book is not None and entry is not None:
+        book.discard(entry)
