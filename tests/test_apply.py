@@ -200,6 +200,7 @@ def test_ok_is_false_without_blocks(root: Path) -> None:
 
 
 def test_inserting_a_blank_line_is_applied_not_reported_as_already_applied(root: Path) -> None:
+    """The newline ending the previous line is not an inserted blank line that is already there."""
     result, files = apply_to(root, {"g.py": "def f():\n    return 1\n"}, sr("g.py", "    return 1\n", "\n    return 1\n"))
     assert result.results[0].status is EditStatus.APPLIED, result.results[0].reason
     assert files["g.py"] == "def f():\n\n    return 1\n"

@@ -65,3 +65,16 @@ __all__ += [
     "StreamParser",
     "stream_events",
 ]
+
+# Applying a reply while it arrives, and the loop against a model (``editblocks run``).
+from .incremental import ApplyStream, BlockApplied, apply_stream  # noqa: E402
+from .run import RunError, RunSummary, run_request  # noqa: E402
+
+__all__ += [
+    "ApplyStream",
+    "BlockApplied",
+    "RunError",
+    "RunSummary",
+    "apply_stream",
+    "run_request",
+]

@@ -8,7 +8,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 
 from .formats import EXACT_FORMATS
-from .matching import LEVELS, Match, locate
+from .matching import LEVELS, Match, MatchFailure, choose_reading, locate
 from .matching.text import remember_line
 from .models import ApplyResult, EditBlock, EditResult, EditStatus, ParsedResponse, ParseWarning
 from .parsing import parse_response
@@ -106,7 +106,7 @@ class _Failure(Exception):
 
 
 def apply_edits(
-    source: str | ParsedResponse | Iterable[EditBlock],
+    source: str | bytes | ParsedResponse | Iterable[EditBlock] | Iterable[str | bytes],
     root: str | os.PathLike[str] = ".",
     *,
     format: str | None = None,
@@ -129,6 +129,10 @@ def apply_edits(
     the end, atomically. After a failed block, later blocks to the same file are skipped unless
     ``continue_after_failure``. With ``dry_run`` nothing is written and ``result.diffs`` shows
     what would change.
+
+    ``source`` may also be the reply arriving as an iterable of chunks (``str`` or UTF-8
+    ``bytes``, split anywhere): each block is then applied as soon as it completes, and the
+    result is the same as for the whole text (see :mod:`editblocks.incremental`).
 
     ``match`` is the matching level, ``"exact"``, ``"tolerant"`` or ``"fuzzy"``; by default
     ``fuzzy`` for SEARCH/REPLACE formats and ``exact`` for ``edit-v2``/``edit-v3``, whose
@@ -157,7 +161,27 @@ def apply_edits(
     elif isinstance(source, ParsedResponse):
         parsed = source
     else:
-        parsed = ParsedResponse(blocks=list(source), format=format)
+        from .incremental import apply_stream, split_source
+
+        blocks, chunks = split_source(source)
+        if chunks is not None:
+            return apply_stream(
+                chunks,
+                root,
+                format=format,
+                dry_run=dry_run,
+                git_add=git_add,
+                continue_after_failure=continue_after_failure,
+                match=match,
+                atomic=atomic,
+                base=base,
+                refuse_drift=refuse_drift,
+                journal=journal,
+                max_reply_bytes=max_reply_bytes,
+                max_file_bytes=max_file_bytes,
+                lock_timeout=lock_timeout,
+            )
+        parsed = ParsedResponse(blocks=blocks or [], format=format)
     workspace = Workspace(root, max_file_bytes=max_file_bytes)
     drift = DriftCheck(base, workspace) if base is not None else None
     with nullcontext() if dry_run else RootLock(workspace.root, timeout=lock_timeout):
@@ -194,36 +218,93 @@ def _apply(
         format=parsed.format,
         dry_run=dry_run,
     )
-    states: dict[str, _FileState] = {}
-    failed_files: set[str] = set()
-    owners: dict[str, list[EditResult]] = {}
-
+    applier = BlockApplier(
+        workspace,
+        result,
+        dry_run=dry_run,
+        git_add=git_add,
+        continue_after_failure=continue_after_failure,
+        match=match,
+        atomic=atomic,
+        drift=drift,
+        refuse_drift=refuse_drift,
+        journal=journal,
+    )
     for block in parsed.blocks:
+        applier.add(block)
+    return applier.write()
+
+
+class BlockApplier:
+    """The steps of an apply, one block at a time: :meth:`add` applies a block to the files held
+    in memory (in reply order, each block seeing the earlier ones' results) and returns its
+    result at once; :meth:`write` then writes every changed file as :func:`apply_edits` does.
+
+    ``result`` collects the block results; its warnings, shell suggestions and format are the
+    caller's to fill. A block's status can still change in :meth:`write` (a file that cannot be
+    written, or an all-or-nothing apply held back).
+    """
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        result: ApplyResult,
+        *,
+        dry_run: bool,
+        git_add: bool,
+        continue_after_failure: bool,
+        match: str | None,
+        atomic: bool,
+        drift: DriftCheck | None,
+        refuse_drift: bool,
+        journal: bool,
+    ) -> None:
+        self.workspace = workspace
+        self.result = result
+        self.dry_run = dry_run
+        self.git_add = git_add
+        self.continue_after_failure = continue_after_failure
+        self.match = match
+        self.atomic = atomic
+        self.drift = drift
+        self.refuse_drift = refuse_drift
+        self.journal = journal
+        self._states: dict[str, _FileState] = {}
+        self._failed_files: set[str] = set()
+        self._owners: dict[str, list[EditResult]] = {}
+
+    def add(self, block: EditBlock) -> EditResult:
+        """Apply ``block`` in memory; its result is also appended to ``result.results``."""
+        states, drift = self._states, self.drift
         snapshot = {p: (s.text, s.final_newline) for p, s in states.items()} if drift is not None else {}
-        res = _apply_block(block, workspace, states, failed_files, continue_after_failure, match)
+        res = _apply_block(block, self.workspace, states, self._failed_files, self.continue_after_failure, self.match)
         if drift is not None:
-            _review_drift(res, block, states, snapshot, drift, refuse_drift)
-        result.results.append(res)
+            _review_drift(res, block, states, snapshot, drift, self.refuse_drift)
+        self.result.results.append(res)
         if res.status is EditStatus.FAILED:
-            failed_files.add(res.file_path)
+            self._failed_files.add(res.file_path)
         elif res.status is EditStatus.APPLIED:
-            owners.setdefault(res.file_path, []).append(res)
+            self._owners.setdefault(res.file_path, []).append(res)
+        return res
 
-    changes: list[Change] = []
-    for path, state in states.items():
-        new_text = state.result_text()
-        if new_text == state.original and state.existed:
-            continue
-        if not state.existed and path not in owners:
-            continue
-        changes.append(Change(path, state.file, state.existed, state.original, new_text, owners.get(path, [])))
-    commit(workspace, changes, result, atomic=atomic, dry_run=dry_run, journal=journal)
+    def write(self) -> ApplyResult:
+        """Write every changed file (nothing in a dry run) and return the result."""
+        result, workspace, owners = self.result, self.workspace, self._owners
+        changes: list[Change] = []
+        for path, state in self._states.items():
+            new_text = state.result_text()
+            if new_text == state.original and state.existed:
+                continue
+            if not state.existed and path not in owners:
+                continue
+            changes.append(Change(path, state.file, state.existed, state.original, new_text, owners.get(path, [])))
+        commit(workspace, changes, result, atomic=self.atomic, dry_run=self.dry_run, journal=self.journal)
 
-    if git_add and not dry_run and result.files_modified:
-        error = workspace.git_add(result.files_modified)
-        if error:
-            result.warnings.append(ParseWarning(0, f"git add: {error}"))
-    return result
+        if self.git_add and not self.dry_run and result.files_modified:
+            error = workspace.git_add(result.files_modified)
+            if error:
+                result.warnings.append(ParseWarning(0, f"git add: {error}"))
+        return result
 
 
 def _apply_block(
@@ -258,13 +339,29 @@ def _apply_block(
             res.strategy = "create"
             res.estimated_line = 1
         else:
+            old_lines, new_lines, block_level = block.old_lines, block.new_lines, level
+            if block.other_splits:
+                # Several '=======' lines: the file decides which one separates, exactly or not at all.
+                if block.split_balanced:
+                    readings = [block.other_splits[0]]
+                else:
+                    readings = [(old_lines, new_lines), *block.other_splits]
+                chosen = choose_reading(state.text, readings)
+                if isinstance(chosen, MatchFailure):
+                    res.estimated_line = chosen.line
+                    res.candidates = list(chosen.candidates)
+                    raise _Failure(chosen.reason, chosen.line)
+                old_lines, new_lines = readings[chosen]
+                block_level = "exact"
+                if (old_lines, new_lines) != (block.old_lines, block.new_lines):
+                    res.notes.append("the block has several '=======' lines; the file shows which one separates SEARCH from REPLACE")
             found = locate(
                 state.text,
-                block.old_lines,
-                block.new_lines,
+                old_lines,
+                new_lines,
                 leading=block.anchor,
                 trailing=block.trailing_anchor,
-                level=level or ("exact" if block.format in EXACT_FORMATS else "fuzzy"),
+                level=block_level or ("exact" if block.format in EXACT_FORMATS else "fuzzy"),
             )
             if not isinstance(found, Match):
                 res.estimated_line = found.line

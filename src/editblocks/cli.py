@@ -138,6 +138,25 @@ def apply(
         raise UsageError("--refuse-drift needs --base-dir (the files as the model saw them)")
     if base_dir is not None and not Path(base_dir).is_dir():
         raise UsageError(f"base folder not found: {base_dir}")
+    if reply == "-" and base_dir is None:
+        # Standard input is applied as it arrives: each block as soon as it is complete.
+        from .cli_live import apply_stdin
+
+        sys.exit(
+            apply_stdin(
+                root,
+                as_json=as_json,
+                no_diff=no_diff,
+                max_reply_bytes=int(max_reply_mb * 1024 * 1024),
+                max_file_bytes=int(max_file_mb * 1024 * 1024),
+                format=fmt,
+                dry_run=dry_run,
+                git_add=git_add,
+                continue_after_failure=continue_after_failure,
+                match=match_level,
+                atomic=atomic,
+            )
+        )
     text = _read_reply(reply, int(max_reply_mb * 1024 * 1024))
     parsed = parse_response(text, fmt)
     if not parsed.blocks:
@@ -379,6 +398,41 @@ def prompt(files: tuple[str, ...], fmt: str, root: str, read_only: tuple[str, ..
         click.echo(json.dumps(messages, indent=2, ensure_ascii=False))
     else:
         click.echo(messages[0]["content"], nl=False)
+
+
+@main.command("run")
+@click.argument("request")
+@click.argument("files", nargs=-1)
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="diff", show_default=True, help="Edit format the model is asked for.")
+@click.option("--model", default=None, help="Model name (default: $EDITBLOCKS_MODEL).")
+@click.option("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (default: $OPENAI_BASE_URL, else OpenAI's).")
+@click.option("--api-key", default=None, help="API key (default: $OPENAI_API_KEY; prefer the variable, a command line is visible to other users).")
+@click.option("--max-retries", type=click.IntRange(min=0), default=3, show_default=True, help="How often failed blocks are sent back for corrections.")
+@click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
+@click.option("--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder FILES are read and edited under.")
+@click.option("--read-only", "read_only", multiple=True, metavar="FILE", help="A file the model may read but not edit (repeatable).")
+@click.option("--match", "match_level", type=click.Choice(["exact", "tolerant", "fuzzy"]), default=None, help="How tolerant locating edits is.")
+@click.option("--review", is_flag=True, help="Stream the reply into the review page and apply from there (nothing written here); needs editblocks[web].")
+@click.option("--no-diff", is_flag=True, help="Do not print the diffs at the end.")
+@click.option("--json", "as_json", is_flag=True, help="Print only the summary, as JSON.")
+def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, base_url: str | None, api_key: str | None, max_retries: int, dry_run: bool, root: str, read_only: tuple[str, ...], match_level: str | None, review: bool, no_diff: bool, as_json: bool) -> None:
+    """Ask a model for REQUEST (- reads it from standard input) on FILES, apply its edit blocks
+    as they arrive, and send failed blocks back for corrections.
+
+    Talks to any OpenAI-compatible chat-completions endpoint; needs the run extra:
+    pip install 'editblocks[run]'. Each reply is written when it has ended; Ctrl-C stops,
+    writing nothing of the reply being received. Shell commands the model suggests are listed,
+    never run. Exit status: 0 when every block applied, 1 when blocks still failed (or the reply
+    had none), 2 for a usage error, 3 when the endpoint failed, 130 after Ctrl-C.
+    """
+    from .cli_live import run_command
+
+    sys.exit(
+        run_command(
+            request, files, root=root, fmt=fmt, model=model, base_url=base_url, api_key=api_key, max_retries=max_retries,
+            dry_run=dry_run, read_only=read_only, match=match_level, review=review, no_diff=no_diff, as_json=as_json,
+        )
+    )
 
 
 @main.command()

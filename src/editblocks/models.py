@@ -39,7 +39,33 @@ class EditBlock:
     end_line: int = 0
     raw_block: str = ""
     new_file: bool = False
-    """The block was written as an explicit new-file block (``NEW_FILE``)."""
+    """The block was written as an explicit new-file block (``NEW_FILE``, ``*** Add File``)."""
+    hint_line: int | None = None
+    """Where the model says the searched text starts (1-based line of the file as the block
+    meets it): a unified diff's hunk line, Roo's ``:start_line:``. Only a hint: it chooses among
+    places the text matches equally well, near it, and never makes a match by itself."""
+    scope: tuple[str, ...] = ()
+    """Lines that enclose the edit, outermost first (an apply_patch ``@@ def name():`` line):
+    they narrow where the searched text may match; an insertion with nothing to search for goes
+    right after the last of them."""
+    at_end: bool = False
+    """The searched text ends at the end of the file (apply_patch ``*** End of File``); with
+    nothing to search for, the new lines are appended."""
+    delete: bool = False
+    """The block deletes the file. A non-empty ``old_lines`` is the content the file must have."""
+    move_to: str | None = None
+    """The block moves (renames) the file to this path."""
+    whole_file: bool = False
+    """``new_lines`` is the complete new content of the file, which it replaces (or creates)."""
+    other_splits: tuple[tuple[str, str], ...] = ()
+    """Other readings of a block with several ``=======`` lines: (old, new) when another one is
+    the separator. A line of the file can look like a separator (an .rst underline); which one
+    is meant is decided against the file, and only when that is certain."""
+    split_balanced: bool = False
+    """The block has an odd number of ``=======`` lines and ``other_splits[0]`` is the reading
+    with as many of them in SEARCH as in REPLACE (an edit inside underlined text): the only
+    reading allowed, and only when it matches exactly. ``old_lines``/``new_lines`` stay the
+    reading at the first separator, as a streaming reader saw the block arrive."""
 
     @property
     def leading_anchor(self) -> str:
@@ -58,8 +84,27 @@ class EditBlock:
 
     @property
     def is_create(self) -> bool:
-        """True when the block creates a file: nothing to search for (blank-only counts as nothing)."""
-        return self.new_file or not self.search_text.strip()
+        """True when the block creates a file: nothing to search for (blank-only counts as nothing).
+
+        A whole-file block counts as one too (it creates the file when it is missing); a delete,
+        a move, and an insertion placed by ``scope`` or ``at_end`` do not.
+        """
+        if self.delete or self.move_to is not None:
+            return False
+        if self.new_file or self.whole_file:
+            return True
+        return not self.search_text.strip() and not self.scope and not self.at_end
+
+    @property
+    def kind(self) -> str:
+        """``create``, ``edit``, ``whole`` (replaces the whole file), ``delete`` or ``move``."""
+        if self.delete:
+            return "delete"
+        if self.move_to is not None:
+            return "move"
+        if self.whole_file:
+            return "whole"
+        return "create" if self.is_create else "edit"
 
     def same_edit(self, other: EditBlock) -> bool:
         """True when both blocks describe the same edit (path and sections), whatever their position."""
@@ -69,7 +114,19 @@ class EditBlock:
             self.old_lines,
             self.new_lines,
             self.trailing_anchor,
-        ) == (other.file_path, other.anchor, other.old_lines, other.new_lines, other.trailing_anchor)
+            self.delete,
+            self.move_to,
+            self.whole_file,
+        ) == (
+            other.file_path,
+            other.anchor,
+            other.old_lines,
+            other.new_lines,
+            other.trailing_anchor,
+            other.delete,
+            other.move_to,
+            other.whole_file,
+        )
 
 
 @dataclass(frozen=True)
@@ -127,6 +184,8 @@ class EditResult:
     """For a failed block: the file's text of that region, to copy into a corrected block."""
     candidates: list[int] = field(default_factory=list)
     """For an ambiguous block: every line where it matches."""
+    moved_to: str | None = None
+    """For a move: the path the file is moved to."""
 
     @property
     def reply_line(self) -> int:
@@ -160,6 +219,8 @@ class EditResult:
             "already_applied": self.already_applied,
             "closest_region": list(self.closest_region) if self.closest_region else None,
             "candidates": list(self.candidates),
+            "kind": self.block.kind,
+            "moved_to": self.moved_to,
         }
 
 
@@ -176,7 +237,9 @@ class ApplyResult:
     before: dict[str, str] = field(default_factory=dict)
     """Text of each modified file before the edits ("" for a new file)."""
     after: dict[str, str] = field(default_factory=dict)
-    """Text of each modified file after the edits."""
+    """Text of each modified file after the edits ("" for a deleted file)."""
+    files_deleted: list[str] = field(default_factory=list)
+    """The files the apply deleted (a delete, or the old path of a move); also in ``files_modified``."""
     _diffs: dict[str, str] | None = field(default=None, repr=False)
 
     @property
@@ -220,6 +283,7 @@ class ApplyResult:
             "dry_run": self.dry_run,
             "results": [r.to_dict() for r in self.results],
             "files_modified": list(self.files_modified),
+            "files_deleted": list(self.files_deleted),
             "shell_suggestions": list(self.shell_suggestions),
             "warnings": [{"line": w.line, "message": w.message} for w in self.warnings],
         }

@@ -18,6 +18,43 @@ DIVIDER = re.compile(r"^\s*={5,9}\s*$")
 REPLACE = re.compile(r"^\s*>{5,9}\s*(?:REPLACE\s*)?$")
 NEW_FILE_START = re.compile(r"^\s*<{5,9}\s*NEW_FILE\s*$")
 NEW_FILE_END = re.compile(r"^\s*>{5,9}\s*NEW_FILE\s*$")
+# Roo Code's line hints right after the SEARCH marker, then a '-------' line.
+LINE_HINT = re.compile(r"^\s*:(start|end)_line:\s*(\d{1,9})\s*$")
+HINT_SEPARATOR = re.compile(r"^\s*-{5,9}\s*$")
+
+
+def start_line_hint(lines: list[str], lo: int, hi: int) -> tuple[int | None, int]:
+    """Roo's ``:start_line:N`` (and ``:end_line:N``) lines opening SEARCH, which spans lines
+    ``lo:hi`` (0-based) of the store, with the ``-------`` line after them: (N or None, how many
+    lines they take). Without a hint line a ``-------`` line is content."""
+    k, hint = lo, None
+    while k < hi:
+        m = LINE_HINT.match(lines[k])
+        if m is None:
+            break
+        if m.group(1) == "start":
+            hint = int(m.group(2))
+        k += 1
+    if k == lo:
+        return None, 0
+    if k < hi and HINT_SEPARATOR.match(lines[k]):
+        k += 1
+    return hint, k - lo
+
+
+class _SearchView(LineView):
+    """The live view of SEARCH without Roo's hint lines (which are not text to search for)."""
+
+    __slots__ = ()
+
+    def _skip(self) -> int:
+        return start_line_hint(self._lines, self._lo, self._end())[1]
+
+    def __len__(self) -> int:
+        return max(0, LineView.__len__(self) - self._skip())
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
+        return LineView(self._lines, self._lo + self._skip(), self._end())[index]
 
 _OUTSIDE, _SEARCH, _REPLACE, _NEW_FILE = range(4)
 
@@ -42,6 +79,7 @@ class SearchReplaceParser(LineParser):
         self.lines = self._paths.lines
         self._start = 0
         self._sep = 0
+        self._more_seps: list[int] = []
         self._path: str | None = None
         self._source = "none"
         self._views: tuple[LineView, LineView] | None = None
@@ -69,7 +107,7 @@ class SearchReplaceParser(LineParser):
         if state == _NEW_FILE:
             self._views = (LineView.empty(self.lines), LineView(self.lines, lineno))
         else:
-            self._views = (LineView(self.lines, lineno), LineView.empty(self.lines))
+            self._views = (_SearchView(self.lines, lineno), LineView.empty(self.lines))
 
     def _emit(self, lineno: int, new_file: bool) -> list[ParseItem]:
         self._state = _OUTSIDE
@@ -77,20 +115,37 @@ class SearchReplaceParser(LineParser):
         if not self._path:
             return [ParseWarning(self._start, "edit block has no file path; put the path on the line before the block", "diff")]
         lines, start = self.lines, self._start
+        splits: tuple[tuple[str, str], ...] = ()
+        balanced = False
         if new_file:
             old, new = "", text_of(lines, start, lineno - 1)
         else:
             old, new = text_of(lines, start, self._sep - 1), text_of(lines, self._sep, lineno - 1)
+            others = list(self._more_seps)
+            if others and len(others) % 2 == 0 and start + 1 < self._sep:
+                # As many '=======' lines before a separator as after it: the edit of underlined text.
+                middle = others.pop(len(others) // 2 - 1)
+                others.insert(0, middle)
+                balanced = True
+            splits = tuple((text_of(lines, start, sep - 1), text_of(lines, sep, lineno - 1)) for sep in others)
+        hint, skip = (None, 0) if new_file else start_line_hint(lines, start, self._sep - 1)
+        if skip:
+            cut = len(text_of(lines, start, start + skip))
+            old = old[cut:]
+            splits = tuple((o[cut:], n) for o, n in splits)
         return [
             EditBlock(
                 file_path=self._path,
                 old_lines=old,
                 new_lines=new,
+                hint_line=hint,
                 format=_dialect(self._source, new_file),
                 line_number=start,
                 end_line=lineno,
                 raw_block=text_of(lines, start - 1, lineno),
                 new_file=new_file,
+                other_splits=splits,
+                split_balanced=balanced,
             )
         ]
 
@@ -124,6 +179,7 @@ class SearchReplaceParser(LineParser):
             if DIVIDER.match(line):
                 self._state = _REPLACE
                 self._sep = lineno
+                self._more_seps = []
                 if self._views is not None:
                     self._views[0].stop(lineno - 1)
                     self._views[1].follow(lineno)
@@ -137,6 +193,8 @@ class SearchReplaceParser(LineParser):
                 return self._emit(lineno, new_file=False)
             if SEARCH.match(line):
                 return self._restart(lineno, f"block is not closed with '>>>>>>> REPLACE' before the next block at line {lineno}; block ignored")
+            if DIVIDER.match(line):
+                self._more_seps.append(lineno)
             return []
         # _NEW_FILE
         if NEW_FILE_END.match(line):

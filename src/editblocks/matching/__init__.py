@@ -12,11 +12,14 @@ Texts are LF-normalised and made of whole lines (every line ends with ``"\\n"``)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace as _replace
 from difflib import SequenceMatcher
 
 from . import diagnosis
 from .delta import DeltaError, apply_delta
 from .fuzzy import line_similarity, map_lines, ranked_regions, similar_regions
+from .narrowing import Narrowing
 from .result import Match, MatchFailure
 from .strategies import (
     Candidate,
@@ -46,7 +49,9 @@ __all__ = [
     "LEVELS",
     "Match",
     "MatchFailure",
+    "Narrowing",
     "find_all",
+    "choose_reading",
     "format_lines",
     "line_of",
     "locate",
@@ -61,30 +66,51 @@ def locate(
     leading: str = "",
     trailing: str = "",
     level: str = "exact",
+    hint_line: int | None = None,
+    scope: Sequence[str] = (),
+    at_end: bool = False,
 ) -> Match | MatchFailure:
     """Where ``leading + old + trailing`` goes in ``text``, and what that region becomes.
 
     Returns a :class:`Match` (possibly with ``already_applied`` set, when the replacement is
     already in the file where the search text would be) or a :class:`MatchFailure` saying why
     no certain location exists.
+
+    ``hint_line`` (where the text is said to start, 1-based), ``scope`` (enclosing lines,
+    outermost first) and ``at_end`` (the text ends the file) only choose among places the text
+    matches equally well, when the choice is clear; the match's ``note`` says when they did (see
+    :mod:`.narrowing`). With nothing to search for, ``scope`` or ``at_end`` place an insertion.
     """
     if level not in LEVELS:
         raise ValueError(f"unknown match level {level!r}; use one of {', '.join(LEVELS)}")
+    narrow = Narrowing(hint_line, tuple(scope), at_end)
     search = leading + old + trailing
     replace = leading + new + trailing
+    if not search and (narrow.scope or narrow.at_end):
+        return narrow.insertion(text, replace)
     hits = find_all(text, search, limit=200)
+    note = None
+    if len(hits) > 1 and narrow:
+        view = FileView.of(text)
+        starts = [line_of(text, h) - 1 for h in hits]
+        chosen, why = narrow.choose(view, starts, search.count("\n"))
+        if chosen is None:
+            return _unsettled(diagnosis.ambiguous(view, starts, 0, "exact"), why)
+        hits, note = [hits[chosen]], why
     if len(hits) == 1:
         start = hits[0]
         line = line_of(text, start)
+        if note is None and narrow:
+            note = narrow.check(FileView.of(text), line - 1, search.count("\n"))
         if _contains_applied(text, search, replace, start):
-            return Match(start, start + len(search), search, "exact", line, already_applied=True)
-        return Match(start, start + len(search), replace, "exact", line)
+            return Match(start, start + len(search), search, "exact", line, already_applied=True, note=note)
+        return Match(start, start + len(search), replace, "exact", line, note=note)
     view = FileView.of(text)
     if len(hits) > 1:
         return diagnosis.ambiguous(view, [line_of(text, h) - 1 for h in hits], 0, "exact")
     s_lines, r_lines = split_lines(search), split_lines(replace)
     if level != "exact":
-        found = _tolerant(view, s_lines, r_lines, replace)
+        found = _tolerant(view, s_lines, r_lines, replace, narrow)
         if found is not None:
             return found
     applied = _applied_elsewhere(text, search, replace, view if level != "exact" else None)
@@ -92,11 +118,52 @@ def locate(
         return applied
     if level == "fuzzy":
         found = _fuzzy(view, s_lines, r_lines)
+        if isinstance(found, Match) and narrow:
+            outside = narrow.outside_scope(view, found.line - 1, len(s_lines))
+            if outside is not None:
+                return MatchFailure(
+                    f"the closest region (line {found.line}) is only similar to SEARCH, and {outside}; "
+                    "copy the lines exactly from the file",
+                    "not_found",
+                    found.line,
+                )
+            found = _replace(found, note=narrow.check(view, found.line - 1, len(s_lines)))
         if found is not None:
             return found
     if leading or trailing:
         return diagnosis.anchored(text, view, old, leading, trailing)
     return diagnosis.not_found(view, s_lines)
+
+
+def choose_reading(text: str, readings: list[tuple[str, str]]) -> int | MatchFailure:
+    """Which (old, new) reading of an edit is meant: the only one whose old text is in the file.
+
+    It must occur exactly once, and no other reading's old text may occur at all: when two
+    readings are possible, the text alone cannot tell which edit is meant, so none is made.
+    """
+    present: list[tuple[int, list[int]]] = []
+    for k, (old, _) in enumerate(readings):
+        if old.strip():
+            hits = find_all(text, old, limit=2)
+            if hits:
+                present.append((k, hits))
+    if len(present) == 1 and len(present[0][1]) == 1:
+        return present[0][0]
+    if not present:
+        why = "no reading of it is in the file"
+    elif len(present) == 1:
+        why = "its text occurs more than once"
+    else:
+        why = "several readings of it are in the file"
+    lines = sorted({line_of(text, h) for _, hits in present for h in hits})
+    return MatchFailure(
+        f"the block has several '=======' lines, so where SEARCH ends is unclear, and {why}; "
+        "split the edit so that no SEARCH or REPLACE section holds a line of only '=' signs, "
+        "or include enough lines to make the edit certain",
+        "ambiguous" if present else "not_found",
+        lines[0] if lines else None,
+        candidates=lines,
+    )
 
 
 def _contains_applied(text: str, search: str, replace: str, start: int) -> bool:
@@ -163,12 +230,36 @@ def _build(view: FileView, cand: Candidate, search: list[str], replace: list[str
     return Match(start, end, replacement, cand.strategy, cand.start + 1, cand.score)
 
 
-def _accept(view: FileView, cands: list[Candidate], search: list[str], replace: list[str], replace_text: str) -> Match | MatchFailure | None:
+def _unsettled(failure: MatchFailure, why: str) -> MatchFailure:
+    """An ambiguity the block's hints could not settle, saying why."""
+    return _replace(failure, reason=f"{failure.reason} (the block's hints did not settle it: {why})") if why else failure
+
+
+def _accept(
+    view: FileView,
+    cands: list[Candidate],
+    search: list[str],
+    replace: list[str],
+    replace_text: str,
+    narrow: Narrowing | None = None,
+) -> Match | MatchFailure | None:
     if not cands:
         return None
+    note = None
+    if len(cands) > 1 and narrow:
+        chosen, why = narrow.choose(view, [c.start for c in cands], cands[0].length)
+        if chosen is None:
+            return _unsettled(diagnosis.ambiguous(view, [c.start for c in cands], len(search), cands[0].strategy), why)
+        cands, note = [cands[chosen]], why
+    elif narrow:
+        note = narrow.check(view, cands[0].start, cands[0].length)
     if len(cands) > 1:
         return diagnosis.ambiguous(view, [c.start for c in cands], len(search), cands[0].strategy)
-    cand = cands[0]
+    found = _accept_one(view, cands[0], search, replace, replace_text)
+    return _replace(found, note=note) if note and isinstance(found, Match) else found
+
+
+def _accept_one(view: FileView, cand: Candidate, search: list[str], replace: list[str], replace_text: str) -> Match | MatchFailure:
     start = view.offsets[cand.start]
     end = view.offsets[cand.start + cand.length]
     if replace_text.strip() and replace != search:
@@ -185,9 +276,11 @@ def _accept(view: FileView, cands: list[Candidate], search: list[str], replace: 
     return _build(view, cand, search, replace)
 
 
-def _tolerant(view: FileView, search: list[str], replace: list[str], replace_text: str) -> Match | MatchFailure | None:
+def _tolerant(
+    view: FileView, search: list[str], replace: list[str], replace_text: str, narrow: Narrowing | None = None
+) -> Match | MatchFailure | None:
     for strategy in (whitespace, indentation):
-        found = _accept(view, strategy(view, search, replace), search, replace, replace_text)
+        found = _accept(view, strategy(view, search, replace), search, replace, replace_text, narrow)
         if found is not None:
             return found
     trimmed = trim_blank_lines(search, replace)
@@ -198,13 +291,13 @@ def _tolerant(view: FileView, search: list[str], replace: list[str], replace_tex
         for cands in (exact, whitespace(view, s2, r2), indentation(view, s2, r2)):
             for c in cands:
                 c.strategy = "blank-lines"
-            found = _accept(view, cands, s2, r2, r2_text)
+            found = _accept(view, cands, s2, r2, r2_text, narrow)
             if found is not None:
                 return found
     found = _elision(view, search, replace)
     if isinstance(found, Match):
-        return found
-    looked = _accept(view, lookalikes(view, search, replace), search, replace, replace_text)
+        return _replace(found, note=narrow.check(view, found.line - 1, len(search))) if narrow else found
+    looked = _accept(view, lookalikes(view, search, replace), search, replace, replace_text, narrow)
     return looked if looked is not None else found
 
 

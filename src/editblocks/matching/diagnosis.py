@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from .fuzzy import map_lines, similar_regions
 from .result import MatchFailure
@@ -18,10 +19,36 @@ _SCOPE = re.compile(
 )
 
 
-def enclosing_scope(lines: list[str], index: int) -> str | None:
-    """The nearest enclosing ``def``/``class``/``function``... header above line ``index`` (0-based)."""
+class Scope(NamedTuple):
+    """The definition around a region: its name, and its lines when the syntax tree gave them."""
+
+    name: str
+    first: int | None = None
+    last: int | None = None
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def enclosing_scope(lines: list[str], index: int, *, last: int | None = None, language: str | None = None) -> Scope | None:
+    """The definition around lines ``index``..``last`` (0-based).
+
+    With ``language`` and the ``ast`` extra installed, the innermost definition holding those
+    lines in the syntax tree (``Parser.feed``, with its lines). Otherwise, or when no tree can be
+    had, the nearest ``def``/``class``/``function``... header above line ``index`` that is
+    indented less (``def feed``).
+    """
     if not 0 <= index < len(lines):
         return None
+    if language is not None:
+        from ..syntax import SyntaxUnavailable, enclosing_definition
+
+        try:
+            found = enclosing_definition("".join(line + "\n" for line in lines), index, index if last is None else last, language)
+        except SyntaxUnavailable:
+            pass
+        else:
+            return None if found is None else Scope(found.qualname, *found.lines)
     target = next((lines[i] for i in range(index, min(index + 5, len(lines))) if lines[i].strip()), lines[index])
     width = len(indent_of(target))
     for i in range(index, max(-1, index - 2000), -1):
@@ -31,7 +58,7 @@ def enclosing_scope(lines: list[str], index: int) -> str | None:
         m = _SCOPE.match(line)
         if m and (len(indent_of(line)) < width or i == index):
             name = m.group(2).split("(")[0] or "(anonymous)"
-            return f"{m.group(1)} {name}"
+            return Scope(f"{m.group(1)} {name}")
         if len(indent_of(line)) < width:
             width = len(indent_of(line))
     return None
@@ -67,8 +94,9 @@ def describe_differences(search: list[str], window: list[str], first_line: int =
     return out
 
 
-def not_found(view: FileView, search: list[str], *, what: str = "SEARCH text") -> MatchFailure:
-    """A failure for a search text found nowhere, pointing at the closest region of the file."""
+def not_found(view: FileView, search: list[str], *, what: str = "SEARCH text", language: str | None = None) -> MatchFailure:
+    """A failure for a search text found nowhere, pointing at the closest region of the file
+    (and at the definition around it: from the syntax tree when ``language`` is given)."""
     regions = similar_regions(view, search, limit=3)
     if not regions or regions[0].score is None or regions[0].score < 0.5:
         first = next((s.strip() for s in search if s.strip()), "")
@@ -80,11 +108,11 @@ def not_found(view: FileView, search: list[str], *, what: str = "SEARCH text") -
     window = view.lines[best.start : best.start + best.length]
     first_line, last_line = best.start + 1, best.start + best.length
     diffs = describe_differences(search, window, first_line)
-    scope = enclosing_scope(view.lines, best.start)
+    scope = enclosing_scope(view.lines, best.start, last=best.start + best.length - 1, language=language)
     where = f"lines {first_line}-{last_line}" if last_line > first_line else f"line {first_line}"
     reason = f"{what} not found in file; closest match is {where} ({best.score:.0%} similar)"
     if scope:
-        reason += f", inside `{scope}`"
+        reason += f", inside `{scope.name}`" + (f" at lines {scope.first}-{scope.last}" if scope.first is not None else "")
     if diffs:
         reason += ": " + "; ".join(diffs)
     shown = window[:MAX_QUOTED_LINES]
@@ -96,7 +124,7 @@ def not_found(view: FileView, search: list[str], *, what: str = "SEARCH text") -
         region=(first_line, last_line),
         region_text="".join(line + "\n" for line in shown),
         score=best.score,
-        scope=scope,
+        scope=scope.name if scope else None,
     )
 
 
@@ -112,12 +140,12 @@ def ambiguous(view: FileView, starts: list[int], length: int, strategy: str) -> 
     )
 
 
-def anchored(text: str, view: FileView, old: str, leading: str, trailing: str) -> MatchFailure:
+def anchored(text: str, view: FileView, old: str, leading: str, trailing: str, language: str | None = None) -> MatchFailure:
     """Seed 000's anchor-by-anchor diagnosis for blocks with a leading or trailing anchor."""
     if leading:
         anchors = find_all(text, leading)
         if not anchors:
-            base = not_found(view, split_lines(leading), what="Leading anchor")
+            base = not_found(view, split_lines(leading), what="Leading anchor", language=language)
             return _with_kind(base, "anchor_not_found")
         with_old = [a for a in anchors if text.startswith(old, a + len(leading))]
         if not with_old:
@@ -140,7 +168,7 @@ def anchored(text: str, view: FileView, old: str, leading: str, trailing: str) -
     hits = find_all(text, old) if old else []
     if hits and trailing:
         if not find_all(text, trailing):
-            return _with_kind(not_found(view, split_lines(trailing), what="Trailing anchor"), "anchor_not_found")
+            return _with_kind(not_found(view, split_lines(trailing), what="Trailing anchor", language=language), "anchor_not_found")
         line = line_of(text, hits[0])
         return MatchFailure(
             f"Trailing anchor not found after old lines (old lines found at line {line})"
@@ -148,7 +176,7 @@ def anchored(text: str, view: FileView, old: str, leading: str, trailing: str) -
             "trailing_mismatch",
             line,
         )
-    return not_found(view, split_lines(old + trailing), what="Old lines" if trailing else "SEARCH text")
+    return not_found(view, split_lines(old + trailing), what="Old lines" if trailing else "SEARCH text", language=language)
 
 
 def _with_kind(f: MatchFailure, kind: str) -> MatchFailure:

@@ -20,6 +20,9 @@ class Match:
     """Similarity of the matched region, for fuzzy matches (0 to 1)."""
     already_applied: bool = False
     """The replacement is already in the file where the search text would be: nothing to do."""
+    note: str | None = None
+    """How a hint, a scope or an end-of-file mark weighed in (they chose among equal places, or
+    the place found is away from what they said); None when they played no part."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,394 @@
+"""A repository summary for a model: each file's definitions that matter, cut to a token budget.
+
+Per file the summary shows the headers (signatures) of its classes, functions and methods, in
+seed 002's layout: the path, then ``│``-marked lines with hidden runs as ``⋮``. Definitions are
+ranked by how often their name occurs in the other summarised files (a word count), so the
+most used come first when the budget is short. Files git
+ignores are skipped: in a git work tree the files are those ``git ls-files`` lists (tracked,
+and untracked but not ignored).
+
+Token counts are estimated as one token per four characters (rounded up), the usual rule of
+thumb for English and code with the common tokenizers; the budget is checked on the whole
+text exactly as :func:`editblocks.build_messages` lays it out.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import subprocess
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .languages import CODE_LANGUAGES, language_for
+from .render import render
+from .tree import SyntaxUnavailable, definitions, missing, parse
+
+DEFAULT_MAX_TOKENS = 1024
+CHARS_PER_TOKEN = 4
+MAX_FILE_BYTES = 1_000_000
+"""Larger files are left out (generated or vendored code, data)."""
+MINIFIED_LINE_CHARS = 400
+"""Files whose lines average more characters than this are minified code, and left out."""
+PRIVATE_WEIGHT = 0.1
+"""Rank weight of names that start with an underscore (private by convention), and of names
+defined in more than :data:`COMMON_DEFINITIONS` places (``run``, ``__init__``)."""
+COMMON_DEFINITIONS = 5
+DISTINCTIVE_CHARS = 8
+SKIPPED_DIRS = frozenset({"node_modules", "__pycache__"})
+"""Folders left out outside a git work tree (as are folders whose name starts with a dot)."""
+
+_WORD = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
+_CAMEL = re.compile(r"[a-z][A-Z]")
+_CONSTRUCTORS = frozenset({"__init__", "constructor", "new"})
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens in ``text`` by the four-characters rule, rounded up."""
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+class RepoSummary(Mapping[str, str]):
+    """A mapping from path to outline, most relevant file first, plus notes on what was left out.
+
+    Pass it as ``summaries=`` to :func:`editblocks.build_messages`; :attr:`text` is the exact
+    text the messages then carry.
+    """
+
+    def __init__(self, files: dict[str, str], notes: list[str], *, max_tokens: int | None, definitions: int, shown: int) -> None:
+        self.files = files
+        self.notes = notes
+        self.max_tokens = max_tokens
+        self.definitions = definitions
+        """Definitions found in the summarised files."""
+        self.shown = shown
+        """Definitions shown (their ancestors' headers come with them)."""
+
+    def __getitem__(self, path: str) -> str:
+        return self.files[path]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.files)
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+    @property
+    def text(self) -> str:
+        """The summary as one text, laid out as the messages carry it."""
+        return layout(self.files)
+
+    @property
+    def tokens(self) -> int:
+        return estimate_tokens(self.text)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"RepoSummary({len(self.files)} files, {self.shown} of {self.definitions} definitions, ~{self.tokens} tokens)"
+
+
+def layout(files: Mapping[str, str]) -> str:
+    """Outlines as :func:`editblocks.build_messages` lays out a mapping of summaries."""
+    return "\n\n".join(f"{path}:\n{text.rstrip()}" for path, text in files.items())
+
+
+# -- which files ------------------------------------------------------------------------------------
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes] | None:
+    try:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def in_git_worktree(root: Path) -> bool:
+    out = _git(root, "rev-parse", "--is-inside-work-tree")
+    return out is not None and out.returncode == 0 and out.stdout.strip() == b"true"
+
+
+def list_files(root: Path, paths: Iterable[str] = ()) -> tuple[list[str], bool]:
+    """(files under ``paths`` relative to ``root``, sorted; whether git listed them).
+
+    In a git work tree, the files ``git ls-files`` lists: tracked ones and untracked ones that
+    are not ignored. Elsewhere every file, leaving out folders whose name starts with a dot,
+    ``node_modules`` and ``__pycache__``.
+    """
+    specs = [p for p in paths if p not in ("", ".")]
+    if in_git_worktree(root):
+        out = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *(specs or ["."]))
+        if out is not None and out.returncode == 0:
+            names = {n.decode("utf-8", "surrogateescape") for n in out.stdout.split(b"\0") if n}
+            return sorted(n for n in names if (root / n).is_file() and not (root / n).is_symlink()), True
+    found: set[str] = set()
+    for spec in specs or ["."]:
+        start = root / spec
+        if start.is_file():
+            found.add(Path(spec).as_posix())
+            continue
+        for dirpath, dirnames, filenames in os.walk(start):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIPPED_DIRS)
+            rel = Path(dirpath).relative_to(root).as_posix()
+            for name in filenames:
+                full = Path(dirpath, name)
+                if full.is_symlink():
+                    continue
+                found.add(name if rel == "." else f"{rel}/{name}")
+    return sorted(found), False
+
+
+# -- what each file defines ------------------------------------------------------------------------
+
+
+@dataclass
+class _Entry:
+    """A definition of a file as the summary needs it."""
+
+    name: str
+    rows: tuple[int, int]
+    parent: int | None
+    """Index of the enclosing definition in the same file."""
+    score: float = 0.0
+
+
+@dataclass
+class _Outline:
+    path: str
+    total: int
+    entries: list[_Entry] = field(default_factory=list)
+    lines: dict[int, str] = field(default_factory=dict)
+    own: dict[str, int] = field(default_factory=dict)
+    """How often each name defined here occurs in this file."""
+
+
+_PLAIN = re.compile(
+    r"^(\s*)(?:export\s+)?(?:default\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:public\s+|private\s+|protected\s+|static\s+|abstract\s+|final\s+)*"
+    r"(?:async\s+)?(def|class|function|func|fn|interface|struct|impl|enum|trait|type|mod|namespace)\b\s*(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)"
+)
+
+
+def _plain_definitions(lines: list[str]) -> list[_Entry]:
+    """Definitions by a line pattern (``def``, ``class``, ``function``, ``func``, ``fn`` ...): the
+    outline without syntax support. Nesting is read from indentation."""
+    out: list[_Entry] = []
+    stack: list[tuple[int, int]] = []
+    for row, line in enumerate(lines):
+        m = _PLAIN.match(line)
+        if not m:
+            continue
+        indent = len(m.group(1).expandtabs())
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        out.append(_Entry(m.group(3), (row, row), stack[-1][1] if stack else None))
+        stack.append((indent, len(out) - 1))
+    return out
+
+
+def _tree_definitions(text: str, language: str) -> list[_Entry]:
+    tree = parse(text, language)
+    defs = definitions(tree, language, text, deep=False)
+    index = {id(d): i for i, d in enumerate(defs)}
+    return [_Entry(d.name, d.header, index[id(d.parent)] if d.parent is not None else None) for d in defs]
+
+
+# -- ranking and cutting -------------------------------------------------------------------------------
+
+
+def summarize(
+    paths: Iterable[str | os.PathLike[str]] | None = None,
+    root: str | os.PathLike[str] = ".",
+    max_tokens: int | None = DEFAULT_MAX_TOKENS,
+    *,
+    exclude: Iterable[str] = (),
+) -> RepoSummary:
+    """Summarise the source files under ``paths`` (relative to ``root``; all of it by default).
+
+    ``max_tokens`` caps the estimated tokens of :attr:`RepoSummary.text` (None: no cap).
+    ``exclude`` names files to leave out, e.g. the ones the messages carry in full. Raises
+    ``ValueError`` for a path outside ``root`` and ``FileNotFoundError`` for a missing one.
+    """
+    base = Path(root).resolve()
+    if not base.is_dir():
+        raise FileNotFoundError(f"root folder not found: {root}")
+    rel_paths = [_relative(base, p) for p in (paths or [])]
+    for p in rel_paths:
+        if not (base / p).exists():
+            raise FileNotFoundError(f"no such file or folder: {p}")
+    files, by_git = list_files(base, rel_paths)
+    excluded = {_relative(base, e) for e in exclude}
+    notes: list[str] = []
+    problem = missing()
+    if problem:
+        notes.append(f"{problem}; definitions were found by a line pattern, without nesting from the syntax")
+
+    skipped: Counter[str] = Counter()
+    words: Counter[bytes] = Counter()
+    outlines: list[_Outline] = []
+    for path in files:
+        if path in excluded:
+            continue
+        full = base / path
+        language = language_for(path)
+        if language not in CODE_LANGUAGES:
+            if language is None and not full.suffix:
+                head = _head(full)
+                language = language_for(path, head) if head else None
+            if language not in CODE_LANGUAGES:
+                skipped["not source code in a supported language"] += 1
+                continue
+        try:
+            data = full.read_bytes() if full.stat().st_size <= MAX_FILE_BYTES else None
+        except OSError:
+            skipped["unreadable"] += 1
+            continue
+        if data is None:
+            skipped[f"larger than {MAX_FILE_BYTES // 1_000_000} MB"] += 1
+            continue
+        if b"\0" in data[:8192]:
+            skipped["binary"] += 1
+            continue
+        text = data.decode("utf-8", "replace").replace("\r\n", "\n")
+        lines = text.split("\n")
+        if len(text) > 20_000 and len(text) / max(1, len(lines)) > MINIFIED_LINE_CHARS:
+            skipped["minified"] += 1
+            continue
+        language = language_for(path, text) or language
+        entries: list[_Entry] | None = None
+        if not problem:
+            try:
+                entries = _tree_definitions(text, language)
+            except SyntaxUnavailable:
+                entries = None
+        if entries is None:
+            entries = _plain_definitions(lines)
+        counts = Counter(_WORD.findall(data))
+        words.update(counts)
+        if not entries:
+            continue
+        outline = _Outline(path, len(lines) - 1 if lines and lines[-1] == "" else len(lines), entries)
+        outline.own = {e.name: counts.get(e.name.encode("utf-8", "replace"), 0) for e in entries}
+        for e in entries:
+            for r in range(e.rows[0], e.rows[1] + 1):
+                if r < len(lines):
+                    outline.lines[r] = lines[r]
+        outlines.append(outline)
+    for reason, n in sorted(skipped.items()):
+        notes.append(f"{n} file{'s' if n != 1 else ''} left out: {reason}")
+    if by_git and not files:
+        notes.append("git lists no files there (they may all be ignored)")
+
+    _score(outlines, words)
+    ranked = sorted(
+        ((e.score, o.path, e.rows[0], k, o) for o in outlines for k, e in enumerate(o.entries)),
+        key=lambda t: (-t[0], t[1], t[2]),
+    )
+    total = len(ranked)
+    chosen = _fit(ranked, max_tokens)
+    result = _render(ranked[:chosen])
+    if chosen < total:
+        notes.append(
+            f"cut to the budget of {max_tokens} tokens: {chosen} of {total} definitions shown, most referenced first"
+        )
+    return RepoSummary(result, notes, max_tokens=max_tokens, definitions=total, shown=chosen)
+
+
+def _relative(base: Path, path: str | os.PathLike[str]) -> str:
+    p = Path(path)
+    if p.is_absolute():
+        try:
+            return p.resolve().relative_to(base).as_posix()
+        except ValueError:
+            raise ValueError(f"{p} is not inside the root folder {base}") from None
+    parts = [x for x in p.as_posix().split("/") if x not in ("", ".")]
+    if ".." in parts:
+        resolved = (base / p).resolve()
+        try:
+            return resolved.relative_to(base).as_posix() or "."
+        except ValueError:
+            raise ValueError(f"{p} is not inside the root folder {base}") from None
+    return "/".join(parts) or "."
+
+
+def _head(full: Path) -> str:
+    try:
+        with open(full, "rb") as f:
+            return f.read(200).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _score(outlines: list[_Outline], words: Counter[bytes]) -> None:
+    """Each definition's rank, from how often its name occurs in the other summarised files.
+
+    The count is damped (square root), and weighted as repository maps commonly do: distinctive
+    names (``snake_case`` or ``camelCase``, eight characters or more) count ten times, names
+    starting with an underscore and names defined in more than five places a tenth.
+    """
+    defined: Counter[str] = Counter(e.name for o in outlines for e in o.entries)
+    for o in outlines:
+        for e in o.entries:
+            refs = max(words.get(e.name.encode("utf-8", "replace"), 0) - o.own.get(e.name, 0), 0)
+            e.score = math.sqrt(refs) * _weight(e.name, defined[e.name])
+        for e in o.entries:
+            # A constructor's signature is how the class is used: it ranks with its class.
+            if e.name in _CONSTRUCTORS and e.parent is not None:
+                e.score = max(e.score, o.entries[e.parent].score)
+
+
+def _weight(name: str, definitions: int) -> float:
+    weight = 1.0
+    if len(name) >= DISTINCTIVE_CHARS and ("_" in name.strip("_") or _CAMEL.search(name)):
+        weight *= 10
+    if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
+        weight *= PRIVATE_WEIGHT
+    if definitions > COMMON_DEFINITIONS:
+        weight *= PRIVATE_WEIGHT
+    return weight
+
+
+def _render(chosen: list[tuple[float, str, int, int, _Outline]]) -> dict[str, str]:
+    """The outlines of the chosen definitions, files ordered by their best definition."""
+    rows: dict[str, set[int]] = {}
+    best: dict[str, float] = {}
+    outline_of: dict[str, _Outline] = {}
+    for score, path, _, k, o in chosen:
+        outline_of[path] = o
+        best.setdefault(path, score)
+        shown = rows.setdefault(path, set())
+        index: int | None = k
+        while index is not None:
+            e = o.entries[index]
+            shown.update(range(e.rows[0], e.rows[1] + 1))
+            index = e.parent
+    order = sorted(rows, key=lambda p: (-best[p], p))
+    return {p: render(outline_of[p].lines, rows[p], outline_of[p].total).rstrip("\n") for p in order}
+
+
+def _fit(ranked: list[tuple[float, str, int, int, _Outline]], max_tokens: int | None) -> int:
+    """How many of the ranked definitions fit the budget (the most that do, by bisection)."""
+    if max_tokens is None:
+        return len(ranked)
+    if max_tokens <= 0:
+        return 0
+
+    def fits(k: int) -> bool:
+        return estimate_tokens(layout(_render(ranked[:k]))) <= max_tokens
+
+    if fits(len(ranked)):
+        return len(ranked)
+    lo, hi = 0, len(ranked)  # fits(lo) holds, fits(hi) does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+__all__ = ["CHARS_PER_TOKEN", "DEFAULT_MAX_TOKENS", "RepoSummary", "estimate_tokens", "layout", "list_files", "summarize"]

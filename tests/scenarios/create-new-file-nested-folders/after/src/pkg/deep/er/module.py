@@ -1,0 +1,5 @@
+"""New module."""
+
+
+def hello():
+    print("Hello!")

@@ -1,0 +1,3 @@
+#!/bin/sh
+echo uno
+echo two

@@ -1,0 +1,2 @@
+const keep = 1;
+const alsoKeep = 2;

@@ -1,0 +1,3 @@
+const keep = 1;
+const unused = true;
+const alsoKeep = 2;

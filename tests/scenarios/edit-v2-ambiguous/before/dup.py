@@ -1,0 +1,5 @@
+x = 0
+print(x)
+
+x = 0
+print(x)

@@ -1,0 +1,7 @@
+export function Hero({ title }: { title: string }) {
+  return (
+    <section className="hero">
+      <h1>{title}</h1>
+    </section>
+  );
+}

@@ -1,0 +1,7 @@
+export function Hero() {
+  return (
+    <section className="hero">
+      <h1>Welcome</h1>
+    </section>
+  );
+}

@@ -1,0 +1,2 @@
+const a = 10;
+const b = 20;

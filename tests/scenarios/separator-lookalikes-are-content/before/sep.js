@@ -1,0 +1,2 @@
+const line = "=======";
+const other = 1;
