@@ -26,14 +26,12 @@ PAIR_SIMILARITY = 50
 """Least similarity (percent) for a changed search line to be paired with a file line."""
 
 
-def _index(view: FileView) -> dict[str, list[int]]:
-    index = getattr(view, "_line_index", None)
-    if index is None:
-        index = defaultdict(list)
-        for i, line in enumerate(view.stripped):
-            if line:
-                index[line].append(i)
-        view._line_index = index  # type: ignore[attr-defined]
+def _index(view: FileView, wanted: set[str]) -> dict[str, list[int]]:
+    """Where each of the ``wanted`` stripped lines occurs in the file (0-based line indexes)."""
+    index: dict[str, list[int]] = defaultdict(list)
+    stripped = view.stripped
+    for i in [i for i, line in enumerate(stripped) if line in wanted]:
+        index[stripped[i]].append(i)
     return index
 
 
@@ -41,7 +39,7 @@ def _starts(view: FileView, search: list[str]) -> tuple[list[int], bool]:
     """Region starts implied by the search lines found in the file, most voted first, and
     whether they are every place that could match as well (see :func:`similar_regions`)."""
     stripped = [s.strip() for s in search]
-    index = _index(view)
+    index = _index(view, {s for s in stripped if s})
     votes: dict[int, float] = defaultdict(float)
     complete = True
     common = total = 0

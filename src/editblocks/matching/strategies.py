@@ -53,6 +53,10 @@ class Candidate:
     score: float | None = None
 
 
+STYLE_SAMPLE_LINES = 5000
+"""A file's indentation style is read from its first lines (the style is the same throughout)."""
+
+
 class FileView:
     """A file's text with its lines and normalised variants, computed on first use.
 
@@ -88,31 +92,27 @@ class FileView:
     @property
     def style(self) -> IndentStyle:
         if self._style is None:
-            self._style = detect_style(self.lines)
+            self._style = detect_style(self.lines[:STYLE_SAMPLE_LINES])
         return self._style
 
     @property
     def stripped(self) -> list[str]:
         if self._stripped is None:
-            self._stripped = [line.strip() for line in self.lines]
+            self._stripped = list(map(str.strip, self.lines))
         return self._stripped
 
     def find(self, name: str, norm: Callable[[str], str], search: list[str], limit: int = 200) -> list[int]:
         """Line indexes where ``search`` occurs once both sides are normalised with ``norm``."""
         joined = self._joined.get(name)
         if joined is None:
-            joined = "\n".join(norm(line) for line in self.lines) + "\n"
+            joined = "\n".join(map(norm, self.lines)) + "\n"
             self._joined[name] = joined
         needle = "".join(norm(line) + "\n" for line in search)
         return [joined.count("\n", 0, off) for off in find_all(joined, needle, limit)]
 
 
-def _rstrip(line: str) -> str:
-    return line.rstrip()
-
-
-def _strip(line: str) -> str:
-    return line.strip()
+_rstrip = str.rstrip
+_strip = str.strip
 
 
 def _lookalike(line: str) -> str:
@@ -146,6 +146,8 @@ def indentation(view: FileView, search: list[str], replace: list[str]) -> list[C
 
 def lookalikes(view: FileView, search: list[str], replace: list[str]) -> list[Candidate]:
     """Curly quotes, dashes and unusual spaces read as their plain ASCII forms."""
+    if view.text.isascii() and all(line.isascii() for line in search):
+        return []
     if not _LOOKALIKE_CHARS.search(view.text) and not any(_LOOKALIKE_CHARS.search(line) for line in search):
         return []
     return _uniform_shift(view, search, replace, view.find("lookalike", _lookalike, search), "unicode")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from itertools import accumulate, repeat
+from operator import add
 from collections import Counter
 from dataclasses import dataclass
 
@@ -74,12 +76,7 @@ def split_lines(text: str) -> list[str]:
 
 def line_offsets(lines: list[str]) -> list[int]:
     """Character offset of the start of every line, plus the end of the text."""
-    offsets = [0] * (len(lines) + 1)
-    pos = 0
-    for i, line in enumerate(lines):
-        pos += len(line) + 1
-        offsets[i + 1] = pos
-    return offsets
+    return [0, *accumulate(map(add, map(len, lines), repeat(1)))]
 
 
 _INDENT = re.compile(r"^[ \t]*")
