@@ -59,7 +59,7 @@ def _failed_section(index: int, r: EditResult, budget: int) -> tuple[str, int]:
     cut = " (cut)" if len(lines) < (last - first + 1) else ""
     where = f"line {first}" if first == last else f"lines {first}-{last}"
     return (
-        f"{head}\nThe file's actual {where}{cut}; copy them exactly into the SEARCH section:\n"
+        f"{head}\nThe file's actual {where}{cut}; copy {'it' if first == last else 'them'} exactly into the SEARCH section:\n"
         f"{fence}\n{text}{fence}",
         len(lines),
     )
