@@ -30,9 +30,14 @@ Targets: wrong = 0 in every category; right (exact + ws-equal) >= 97% over the c
 applying is expected; hallucinated and ambiguous always refused. The script exits with status 1
 when any case is wrong or raised; missing the right-rate or the timing target is reported only.
 
+Every case is written in each edit format of ``mistakes.FORMATS`` (``diff``, ``patch``, ``udiff``,
+``cline``): the same file, edit and mistake, another reply. The table is printed per format, then
+a summary with one row per format; wrong must be 0 in every one.
+
 Run::
 
-    python benchmarks/bench_mistakes.py                    # 40 cases per category
+    python benchmarks/bench_mistakes.py                    # 40 cases per category, every format
+    python benchmarks/bench_mistakes.py --format udiff     # one format (repeatable; 'all' for every one)
     python benchmarks/bench_mistakes.py --quick            # 8 per category, seconds (CI)
     python benchmarks/bench_mistakes.py --cases 100 --seed 7 --dump /tmp/wrong-cases
     python benchmarks/bench_mistakes.py --category dedent --category twice --verbose
@@ -60,7 +65,7 @@ from editblocks.matching import locate
 # folder on sys.path; importing the script from elsewhere needs it added).
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import mistakes
-from mistakes import CATEGORIES, REFUSE_CATEGORIES, Case, Outcome
+from mistakes import CATEGORIES, FORMATS, REFUSE_CATEGORIES, Case, Outcome
 
 TARGET_RIGHT = 0.97
 TARGET_DIAGNOSIS_S = 0.2
@@ -125,6 +130,18 @@ def print_table(outcomes: list[Outcome]) -> tuple[int, int, int]:
     print(f"right (exact + ws-equal) where applying is expected: {right_all}/{total_all} = {rate:.1%}")
     print("(for hallucinated and ambiguous the 'right' column is the share refused, marked r)")
     return right_all, total_all, bad
+
+
+def print_summary(rows: list[tuple[str, int, int, Counter[str]]]) -> None:
+    """One row per format: the verdicts over every category, and the right rate."""
+    print("\nSummary per format")
+    head = f"{'format':<10}" + "".join(f"{c:>9}" for c in COLUMNS) + f"{'total':>7}{'right':>8}"
+    print(head)
+    print("-" * len(head))
+    for fmt, right, total, counts in rows:
+        rate = right / total if total else 1.0
+        print(f"{fmt:<10}" + "".join(f"{counts[c]:>9}" for c in COLUMNS) + f"{sum(counts.values()):>7}{rate:>8.1%}")
+    print("(right: exact + ws-equal over the categories where applying is expected)")
 
 
 def print_targets(outcomes: list[Outcome], right: int, total: int) -> None:
@@ -343,6 +360,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=None, help="cases per category (default 40; 8 with --quick)")
     parser.add_argument("--quick", action="store_true", help="a small corpus and fewer timing runs (CI)")
     parser.add_argument("--category", action="append", choices=CATEGORIES, help="only this category (repeatable)")
+    parser.add_argument(
+        "--format", action="append", choices=[*FORMATS, "all"], help="write the replies in this format (repeatable; default: all)"
+    )
     parser.add_argument("--dump", type=Path, help="write every wrong case as a scenario folder under DIR")
     parser.add_argument("--verbose", action="store_true", help="also print every refused and partial case")
     parser.add_argument("--no-timing", action="store_true", help="skip the diagnosis timing")
@@ -359,17 +379,24 @@ def main(argv: list[str] | None = None) -> int:
         f"seed {args.seed}, {per_category} cases per category, sources: {sum(s.python for s in sources)} Python and "
         f"{sum(not s.python for s in sources)} text files from {mistakes.stdlib_dir()}"
     )
-    t0 = time.perf_counter()
-    cases = mistakes.generate(args.seed, per_category, args.category)
-    t1 = time.perf_counter()
-    outcomes = run_corpus(cases, args.workdir or _workdir_parent())
-    t2 = time.perf_counter()
-    print(f"{len(cases)} cases generated in {t1 - t0:.1f} s, applied in {t2 - t1:.1f} s\n")
-
-    right, total, bad = print_table(outcomes)
-    print_targets(outcomes, right, total)
-    print_refusals(outcomes)
-    print_notes(outcomes)
+    formats = list(FORMATS) if not args.format or "all" in args.format else list(dict.fromkeys(args.format))
+    outcomes: list[Outcome] = []
+    summary: list[tuple[str, int, int, Counter[str]]] = []
+    for fmt in formats:
+        t0 = time.perf_counter()
+        cases = mistakes.generate(args.seed, per_category, args.category, format=fmt)
+        t1 = time.perf_counter()
+        outs = run_corpus(cases, args.workdir or _workdir_parent())
+        t2 = time.perf_counter()
+        print(f"\n== format {fmt}: {len(cases)} cases generated in {t1 - t0:.1f} s, applied in {t2 - t1:.1f} s\n")
+        right, total, _ = print_table(outs)
+        print_targets(outs, right, total)
+        print_refusals(outs)
+        print_notes(outs)
+        summary.append((fmt, right, total, Counter(o.verdict for o in outs)))
+        outcomes.extend(outs)
+    if len(formats) > 1:
+        print_summary(summary)
 
     if not args.no_timing:
         runs = 3 if args.quick else 7

@@ -114,6 +114,10 @@ REFUSE_CATEGORIES = frozenset({"hallucinated", "ambiguous"})
 """Categories whose only acceptable outcome is a refusal."""
 
 VERDICTS = ("exact", "ws-equal", "refused", "partial", "wrong", "error")
+
+FORMATS: tuple[str, ...] = ("diff", "patch", "udiff", "cline")
+"""The edit formats a case can be written in: every case (the file, the edit, the mistake) is the
+same in each, only the reply is written another way (see :func:`render_reply`)."""
 """``partial``: some blocks applied exactly as intended, the others were reported failed."""
 
 PY_PACKAGES = ("json", "email", "asyncio", "logging", "http")
@@ -587,12 +591,185 @@ def render_block(path: str, search: Sequence[str], replace: Sequence[str], style
     return f"{head}{fence}\n{body}{fence[: len(fence) - len(fence.lstrip('`'))]}\n"
 
 
-def render_reply(rng: random.Random, path: str, blocks: Sequence[Block], styles: Sequence[Style] | None = None) -> str:
+def render_reply(
+    rng: random.Random,
+    path: str,
+    blocks: Sequence[Block],
+    styles: Sequence[Style] | None = None,
+    *,
+    lines: Sequence[str] | None = None,
+) -> str:
+    """The reply in the format of the case being built (see :data:`FORMATS`); ``lines`` is the
+    file as the first block meets it."""
+    if _CONTEXT.format != "diff":
+        return _render_other(rng, path, blocks, styles, lines or ())
     parts = [rng.choice(INTROS) + "\n"]
     for i, block in enumerate(blocks):
         parts.append("\n" + render_block(path, block.search, block.replace, styles[i] if styles else None))
         if i + 1 < len(blocks) and rng.random() < 0.5:
             parts.append("\nThen:\n")
+    if rng.random() < 0.5:
+        parts.append("\nThis keeps the behaviour the same otherwise.\n")
+    return "".join(parts)
+
+
+class _Context:
+    """What the case being built is written in (set by :func:`build_case`)."""
+
+    format = "diff"
+    category = ""
+    rng = random.Random(0)
+    """Choices only the other formats make (line-number slips, scope lines), so that the ``diff``
+    replies stay what they were."""
+
+
+_CONTEXT = _Context()
+
+_TRUNCATE_BETWEEN = {
+    "diff": ("<<<<<<< SEARCH", ">>>>>>> REPLACE"),
+    "cline": ("------- SEARCH", "+++++++ REPLACE"),
+    "patch": ("\n@@", "*** End Patch"),
+    "udiff": ("\n@@", "\n```"),
+}
+"""Per format: a truncated reply is cut after the last line starting with the first text and
+before the last occurrence of the second."""
+
+_SCOPE_LINE = re.compile(r"^(\s*)(?:async\s+def|def|class)\s+\w")
+
+
+def _last_line_end(reply: str, opener: str) -> int:
+    """Where the line holding the last ``opener`` ends."""
+    at = reply.rfind(opener)
+    return reply.index("\n", at + len(opener)) + 1 if reply.find("\n", at + len(opener)) != -1 else len(reply)
+
+
+def _hunk(search: Sequence[str], replace: Sequence[str]) -> list[str]:
+    """The block as diff lines: unchanged lines with a space, removed with '-', added with '+'."""
+    from difflib import SequenceMatcher
+
+    out: list[str] = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, list(search), list(replace), autojunk=False).get_opcodes():
+        if tag == "equal":
+            out.extend(" " + x for x in search[i1:i2])
+        else:
+            out.extend("-" + x for x in search[i1:i2])
+            out.extend("+" + x for x in replace[j1:j2])
+    return out
+
+
+def _enclosing(lines: Sequence[str], start: int, search: Sequence[str]) -> str | None:
+    """The ``def``/``class`` line enclosing a region starting at ``start`` (Python files)."""
+    widths = [len(indent_of(x)) for x in search if x.strip()]
+    if not widths or not 0 < start <= len(lines):
+        return None
+    width = min(widths)
+    for i in range(start - 1, max(-1, start - 400), -1):
+        line = lines[i]
+        if not line.strip():
+            continue
+        m = _SCOPE_LINE.match(line)
+        if m and len(m.group(1)) < width:
+            return line
+        if len(indent_of(line)) < width and not m:
+            width = len(indent_of(line))
+    return None
+
+
+def _slip(rng: random.Random) -> int:
+    """How far a model's line number is off: mostly not, sometimes a little, now and then a lot."""
+    roll = rng.random()
+    if roll < 0.6:
+        return 0
+    if roll < 0.9:
+        return rng.choice((-1, 1)) * rng.randint(1, 5)
+    return rng.choice((-1, 1)) * rng.randint(20, 200)
+
+
+def _render_other(
+    rng: random.Random, path: str, blocks: Sequence[Block], styles: Sequence[Style] | None, lines: Sequence[str]
+) -> str:
+    """The reply of a case written in ``patch``, ``udiff`` or ``cline``.
+
+    The category's variations map onto what each format can vary: ``decorated-path`` decorates
+    the path (``./path``, backticks; diffs without ``a/``/``b/`` or with timestamps; Cline's path
+    line instead of its ``<path>`` tag), ``marker-length`` varies the markers (Cline's runs of 3
+    to 9 signs; a diff's hunk header; a patch's first chunk without its ``@@`` line), ``no-fences``
+    drops the fence around a patch or diff (and writes Cline's plain layout). Line numbers of a
+    diff are right, slightly off or stale (see :func:`_slip`); a patch names the enclosing
+    ``def``/``class`` on half its ``@@`` lines. In ``ambiguous`` cases neither tells the places
+    apart (no scope; no line numbers, or a line halfway between the two places).
+    """
+    fmt, category, frng = _CONTEXT.format, _CONTEXT.category, _CONTEXT.rng
+    style = (styles[0] if styles else None) or Style()
+    parts = [rng.choice(INTROS) + "\n\n"]
+    current = list(lines)
+    placed: list[tuple[Block, int, str | None]] = []
+    for block in blocks:
+        fits = current[block.start : block.start + len(block.old_lines)] == block.old_lines
+        scope = _enclosing(current, block.start, block.search) if fits and path.endswith(".py") else None
+        placed.append((block, block.start, scope))
+        if fits:
+            current = block.apply_to(current)
+    if fmt == "patch":
+        shown = path
+        if category == "decorated-path":
+            shown = frng.choice(("./{}", "`{}`", "{} ")).format(path)
+        body = ["*** Begin Patch", f"*** Update File: {shown}"]
+        for k, (block, _, scope) in enumerate(placed):
+            if category == "ambiguous" or scope is None or frng.random() < 0.5:
+                head = "@@"
+            else:
+                head = "@@ " + scope.strip()
+            if not (k == 0 and category == "marker-length" and head == "@@"):
+                body.append(head)
+            body.extend(_hunk(block.search, block.replace))
+        body.append("*** End Patch")
+        text = "\n".join(body) + "\n"
+        fenced = category != "no-fences"
+        parts.append(f"```\n{text}```\n" if fenced else text)
+    elif fmt == "udiff":
+        old_name, new_name = f"a/{path}", f"b/{path}"
+        if category == "decorated-path":
+            if frng.random() < 0.5:
+                old_name = new_name = path
+            else:
+                old_name += "\t2024-05-01 12:00:00.000000000 +0200"
+                new_name += "\t2024-05-01 12:05:00.000000000 +0200"
+        body = [f"--- {old_name}", f"+++ {new_name}"]
+        delta = 0
+        for block, start, _ in placed:
+            search, replace = list(block.search), list(block.replace)
+            new_start = start + 1 + _slip(frng)
+            old_start = new_start - delta
+            delta += len(replace) - len(search)
+            if category == "ambiguous":
+                places = occurrences(lines, search, _strip, limit=5) if search else []
+                if len(places) >= 2 and frng.random() < 0.5:
+                    middle = (places[0] + places[1]) // 2 + 1
+                    body.append(f"@@ -{middle},{len(search)} +{middle},{len(replace)} @@")
+                else:
+                    body.append("@@ ... @@")
+            elif category == "marker-length":
+                body.append(frng.choice((
+                    f"@@ -{old_start},{len(search)} +{new_start},{len(replace)} @@ {frng.choice(WORDS)}",
+                    f"@@ -{old_start} +{new_start} @@" if len(search) == len(replace) == 1 else "@@ ... @@",
+                    "@@ ... @@",
+                )))
+            else:
+                body.append(f"@@ -{max(old_start, 1)},{len(search)} +{max(new_start, 1)},{len(replace)} @@")
+            body.extend(_hunk(search, replace))
+        text = "\n".join(body) + "\n"
+        parts.append(text if category == "no-fences" else f"```diff\n{text}```\n")
+    else:  # cline
+        a, b, c = (frng.randint(3, 9), frng.randint(3, 9), frng.randint(3, 9)) if category == "marker-length" else (7, 7, 7)
+        pairs = "".join(
+            f"{'-' * a} SEARCH\n{_join(block.search)}{'=' * b}\n{_join(block.replace)}{'+' * c} REPLACE\n" for block, _, _ in placed
+        )
+        if category in ("decorated-path", "no-fences"):
+            head = style.path_line if style.path_line is not None else path
+            parts.append(f"{head}\n{pairs}")
+        else:
+            parts.append(f"<replace_in_file>\n<path>{path}</path>\n<diff>\n{pairs}</diff>\n</replace_in_file>\n")
     if rng.random() < 0.5:
         parts.append("\nThis keeps the behaviour the same otherwise.\n")
     return "".join(parts)
@@ -623,10 +800,13 @@ class Case:
     """``apply`` or ``refuse``."""
     twice: bool = False
     truncated: bool = False
+    format: str = "diff"
+    """The edit format the reply is written in."""
 
     @property
     def name(self) -> str:
-        return f"{self.category}-{self.index:03d}"
+        prefix = "" if self.format == "diff" else f"{self.format}-"
+        return f"{prefix}{self.category}-{self.index:03d}"
 
 
 @dataclass
@@ -723,27 +903,40 @@ def _indented(min_width: int) -> Callable[[Sequence[str]], Callable[[int, int], 
     return factory
 
 
-def build_case(category: str, index: int, seed: int) -> Case:
-    """The case ``index`` of ``category``; deterministic for a given seed and standard library."""
+def build_case(category: str, index: int, seed: int, format: str = "diff") -> Case:
+    """The case ``index`` of ``category`` written in ``format``; deterministic for a given seed
+    and standard library. The file, the edit and the mistake do not depend on the format."""
+    if format not in FORMATS:
+        raise ValueError(f"unknown format {format!r}; known: {', '.join(FORMATS)}")
     rng = random.Random(f"{seed}:{category}:{index}")
     builder = _BUILDERS[category]
     last: Exception | None = None
-    for _ in range(200):
-        src = _pick_source(rng, category)
-        try:
-            return builder(rng, src, category, index)
-        except NoCase as exc:
-            last = exc
+    _CONTEXT.format, _CONTEXT.category = format, category
+    _CONTEXT.rng = random.Random(f"{seed}:{category}:{index}:{format}")
+    try:
+        for _ in range(200):
+            src = _pick_source(rng, category)
+            try:
+                case = builder(rng, src, category, index)
+            except NoCase as exc:
+                last = exc
+                continue
+            case.format = format
+            return case
+    finally:
+        _CONTEXT.format = "diff"
     raise RuntimeError(f"could not build case {category} #{index}: {last}")
 
 
-def generate(seed: int = 0, per_category: int = 10, categories: Iterable[str] | None = None) -> list[Case]:
-    """``per_category`` cases of every category (or of the named ones)."""
+def generate(
+    seed: int = 0, per_category: int = 10, categories: Iterable[str] | None = None, format: str = "diff"
+) -> list[Case]:
+    """``per_category`` cases of every category (or of the named ones), written in ``format``."""
     wanted = list(categories) if categories else list(CATEGORIES)
     unknown = set(wanted) - set(CATEGORIES)
     if unknown:
         raise ValueError(f"unknown categories {sorted(unknown)}; known: {', '.join(CATEGORIES)}")
-    return [build_case(cat, i, seed) for cat in wanted for i in range(per_category)]
+    return [build_case(cat, i, seed, format) for cat in wanted for i in range(per_category)]
 
 
 # ---- builders: one per category --------------------------------------------------------------
@@ -783,7 +976,7 @@ def _b_plain(rng: random.Random, src: Source, category: str, index: int) -> Case
         start, length = pick_region(rng, doc.lines, (3, 8))
     block = Block(start, make_rows(rng, doc.lines[start : start + length], kind, src.python, _taken(doc.lines)))
     _check_model_copy(doc.lines, block, allow_exact=True)
-    reply = render_reply(rng, src.rel, [block], [style])
+    reply = render_reply(rng, src.rel, [block], [style], lines=doc.lines)
     return _finish(category, index, variant, src, doc, [block], reply)
 
 
@@ -801,7 +994,7 @@ def _b_dedent(rng: random.Random, src: Source, category: str, index: int) -> Cas
     else:
         shift_rows(block.rows, 4)
     _check_model_copy(doc.lines, block)
-    reply = render_reply(rng, src.rel, [block])
+    reply = render_reply(rng, src.rel, [block], lines=doc.lines)
     return _finish(category, index, f"{how} {kind}", src, doc, [block], reply)
 
 
@@ -832,7 +1025,7 @@ def _b_partial_indent(rng: random.Random, src: Source, category: str, index: int
         if row.r is not None:
             row.r = _shift(row.r, delta)
     _check_model_copy(doc.lines, block)
-    reply = render_reply(rng, src.rel, [block])
+    reply = render_reply(rng, src.rel, [block], lines=doc.lines)
     return _finish(category, index, f"{len(chosen)} line(s) off, {kind}", src, doc, [block], reply)
 
 
@@ -845,7 +1038,7 @@ def _b_tabs(rng: random.Random, src: Source, category: str, index: int) -> Case:
         row.s = untabify(row.s) if row.s is not None else None
         row.r = untabify(row.r) if row.r is not None else None
     _check_model_copy(doc.lines, block)
-    reply = render_reply(rng, src.rel, [block])
+    reply = render_reply(rng, src.rel, [block], lines=doc.lines)
     return _finish(category, index, kind, src, doc, [block], reply)
 
 
@@ -863,7 +1056,7 @@ def _b_trailing(rng: random.Random, src: Source, category: str, index: int) -> C
         row.s = row.s.rstrip() if row.s is not None else None
         row.r = row.r.rstrip() if row.r is not None else None
     _check_model_copy(doc.lines, block)
-    reply = render_reply(rng, src.rel, [block])
+    reply = render_reply(rng, src.rel, [block], lines=doc.lines)
     return _finish(category, index, kind, src, doc, [block], reply)
 
 
@@ -885,7 +1078,7 @@ def _b_blank_edge(rng: random.Random, src: Source, category: str, index: int) ->
         block.rows.insert(0, blank)
     if where in ("end", "both"):
         block.rows.append(Row.marker("", "" if both_sides else None))
-    reply = render_reply(rng, src.rel, [block])
+    reply = render_reply(rng, src.rel, [block], lines=doc.lines)
     variant = f"{where}, {'SEARCH and REPLACE' if both_sides else 'SEARCH only'}, {kind}"
     return _finish(category, index, variant, src, doc, [block], reply)
 
@@ -919,7 +1112,7 @@ def _b_elision(rng: random.Random, src: Source, category: str, index: int) -> Ca
         if not any(x.strip() for x in piece) or len(occurrences(doc.lines, piece, _strip)) != 1:
             raise NoCase("an elision piece is not unique")
     marker = next(r.s for r in block.rows if r.kind == "marker")
-    reply = render_reply(rng, src.rel, [block])
+    reply = render_reply(rng, src.rel, [block], lines=doc.lines)
     return _finish(category, index, f"{(marker or '').strip()!r} {kind}", src, doc, [block], reply)
 
 
@@ -947,7 +1140,7 @@ def _b_misremembered(rng: random.Random, src: Source, category: str, index: int)
     block = Block(start, make_rows(rng, doc.lines[start : start + length], kind, src.python, taken))
     misremember(rng, block.rows, src.python, taken)
     _check_model_copy(doc.lines, block)
-    reply = render_reply(rng, src.rel, [block])
+    reply = render_reply(rng, src.rel, [block], lines=doc.lines)
     return _finish(category, index, kind, src, doc, [block], reply)
 
 
@@ -964,7 +1157,7 @@ def _misremembered_ellipsis(rng: random.Random, src: Source, doc: _Doc, category
     rows[wrong].s = rows[wrong].r = mutate_line(rng, region[wrong], src.python, taken)
     block = Block(start, rows)
     _check_model_copy(doc.lines, block)
-    reply = render_reply(rng, src.rel, [block])
+    reply = render_reply(rng, src.rel, [block], lines=doc.lines)
     return _finish(category, index, "lines starting with '...' modify", src, doc, [block], reply)
 
 
@@ -987,7 +1180,7 @@ def _b_hallucinated(rng: random.Random, src: Source, category: str, index: int) 
         raise NoCase("the invented text is in the file")
     rows = make_rows(rng, fake, rng.choice(("modify", "insert", "replace")), src.python, taken | _taken(fake))
     block = Block(0, rows)
-    reply = render_reply(rng, src.rel, [block])
+    reply = render_reply(rng, src.rel, [block], lines=doc.lines)
     return _finish(category, index, how, src, doc, [block], reply, expect="refuse")
 
 
@@ -1038,17 +1231,18 @@ def _b_ambiguous(rng: random.Random, src: Source, category: str, index: int) -> 
         block.rows.insert(0, Row.marker("", ""))
     if how != "exact" and occurrences(doc.lines, block.search):
         raise NoCase("the model's copy occurs verbatim")
-    reply = render_reply(rng, src.rel, [block])
+    reply = render_reply(rng, src.rel, [block], lines=doc.lines)
     return _finish(category, index, how, src, doc, [block], reply, expect="refuse")
 
 
 def _b_truncated(rng: random.Random, src: Source, category: str, index: int) -> Case:
     doc = _Doc(list(src.lines))
     blocks = _independent_blocks(rng, src, doc, rng.choice((1, 2, 2, 3)))
-    reply = render_reply(rng, src.rel, blocks)
+    reply = render_reply(rng, src.rel, blocks, lines=doc.lines)
     # Cut inside the last block: after its SEARCH marker, before its REPLACE marker.
-    at = reply.rfind("<<<<<<< SEARCH\n") + len("<<<<<<< SEARCH\n")
-    end = reply.rfind(">>>>>>> REPLACE")
+    opener, closer = _TRUNCATE_BETWEEN[_CONTEXT.format]
+    at = _last_line_end(reply, opener)
+    end = reply.rfind(closer)
     line_starts = [i + 1 for i in range(at - 1, end - 1) if reply[i] == "\n"]
     if rng.random() < 0.7:
         cut = rng.choice(line_starts)
@@ -1057,6 +1251,8 @@ def _b_truncated(rng: random.Random, src: Source, category: str, index: int) -> 
         cut = rng.randint(at, end - 1)
         how = "mid-line"
     where = "in SEARCH" if cut <= reply.rfind("=======\n", at, end) else "in REPLACE"
+    if _CONTEXT.format in ("patch", "udiff"):
+        where = "in the last chunk"
     reply = reply[:cut]
     return _finish(
         category,
@@ -1130,7 +1326,7 @@ def _b_dependent(rng: random.Random, src: Source, category: str, index: int) -> 
             raise NoCase("third block is ambiguous over time")
         blocks.append(third)
         variant = "3 blocks"
-    reply = render_reply(rng, src.rel, blocks)
+    reply = render_reply(rng, src.rel, blocks, lines=doc.lines)
     return _finish(category, index, variant, src, doc, blocks, reply)
 
 
@@ -1147,7 +1343,7 @@ def _b_twice(rng: random.Random, src: Source, category: str, index: int) -> Case
     elif how == "misremembered":
         misremember(rng, block.rows, src.python, taken)
     _check_model_copy(doc.lines, block, allow_exact=how == "correct")
-    reply = render_reply(rng, src.rel, [block])
+    reply = render_reply(rng, src.rel, [block], lines=doc.lines)
     return _finish(category, index, f"{how} {kind}", src, doc, [block], reply, twice=True)
 
 

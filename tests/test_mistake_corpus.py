@@ -1,5 +1,6 @@
 """A small fixed slice of the mistake corpus (``benchmarks/mistakes.py``): replies made from real
-standard library files, each with one known model mistake, must never produce a wrong edit.
+standard library files, each with one known model mistake, must never produce a wrong edit, in
+any of the formats the corpus writes (SEARCH/REPLACE, apply_patch, unified diff, Cline).
 
 The generator lives in ``benchmarks/`` next to the benchmark that runs the full corpus; it is
 loaded here from its file, so neither folder has to be a package on ``sys.path``.
@@ -37,12 +38,16 @@ def _load() -> ModuleType:
     return module
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> list:
+FORMATS = ("diff", "patch", "udiff", "cline")
+
+
+@pytest.fixture(scope="module", params=FORMATS)
+def outcomes(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> list:
     corpus = _load()
     if not any(s.python for s in corpus.load_sources()):
         pytest.skip("no standard library sources on this machine")
-    cases = corpus.generate(SEED, PER_CATEGORY)
+    assert set(corpus.FORMATS) == set(FORMATS)
+    cases = corpus.generate(SEED, PER_CATEGORY, format=request.param)
     # Every apply syncs its writes to disk; a memory-backed folder keeps the slice fast.
     shm = Path("/dev/shm")
     if shm.is_dir() and os.access(shm, os.W_OK):

@@ -236,7 +236,10 @@ def test_fences_around_edit_blocks_are_optional(render: Callable[[], str]) -> No
 
 
 def test_every_issue_format_is_registered() -> None:
-    assert set(editblocks.FORMATS) == {"diff", "diff-fenced", "editor-diff", "editor-diff-fenced", "edit-v2", "edit-v3", "file-sections"}
+    assert set(editblocks.FORMATS) == {
+        "diff", "diff-fenced", "editor-diff", "editor-diff-fenced", "edit-v2", "edit-v3", "file-sections",
+        "patch", "udiff", "cline", "whole",
+    }
     for fmt in editblocks.FORMATS.values():
         assert fmt.description and "\n" not in fmt.description
 
@@ -268,7 +271,6 @@ def test_detect_and_parse_report_the_format(text: str, name: str) -> None:
         "```python\ndef f():\n    return '=======' \n```\n",
         "Title\n=======\n\nSubtitle\n-------\n",
         "<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> branch\n",
-        "```diff\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n```\n",
         "<< SEARCH >> and ==== and >>>> are just words here\n",
     ],
 )
@@ -276,6 +278,12 @@ def test_ordinary_prose_and_code_are_never_blocks(text: str) -> None:
     parsed = parse_response(text)
     assert parsed.blocks == []
     assert detect_format(text) is None
+
+
+def test_a_diff_fence_is_a_udiff_block() -> None:
+    """A ```diff fence with file headers is an edit in the ``udiff`` format, not ordinary code."""
+    parsed = parse_response("```diff\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n```\n")
+    assert [(b.file_path, b.format, b.old_lines, b.new_lines, b.hint_line) for b in parsed.blocks] == [("x", "udiff", "a\n", "b\n", 1)]
 
 
 def test_mixed_reply_is_parsed_block_by_block_in_reply_order() -> None:

@@ -30,8 +30,10 @@ from editblocks.streaming import BlockCompleted
 from editblocks.workspace import WorkspaceError
 
 EXAMPLE = Path(__file__).parent / "prompt_example"
-PROMPT_FORMATS = ["diff", "diff-fenced", "editor-diff", "editor-diff-fenced", "edit-v2", "edit-v3", "file-sections"]
+PROMPT_FORMATS = ["diff", "diff-fenced", "editor-diff", "editor-diff-fenced", "edit-v2", "edit-v3", "file-sections", "patch", "udiff", "cline"]
 EDITOR = {"editor-diff", "editor-diff-fenced"}
+FILE_OPERATIONS = {"patch", "udiff"}
+"""Formats whose edits can delete a file: their second example deletes one instead of suggesting ``git rm``."""
 
 # The format each example block is read as: editor-* replies are written like their base format.
 BLOCK_FORMAT = {
@@ -42,6 +44,9 @@ BLOCK_FORMAT = {
     "edit-v2": "edit-v2",
     "edit-v3": "edit-v3",
     "file-sections": "file-sections",
+    "patch": "patch",
+    "udiff": "udiff",
+    "cline": "cline",
 }
 
 
@@ -94,6 +99,15 @@ def test_example_reply_parses_into_the_blocks_it_means_and_applies(format: str, 
 
     if format in EDITOR:
         assert rest == []
+    elif format in FILE_OPERATIONS:
+        (delete,) = rest
+        parsed_delete = parse_response(delete)
+        assert parsed_delete.warnings == [] and parsed_delete.shell_suggestions == []
+        assert [(b.file_path, b.kind) for b in parsed_delete.blocks] == [("inventory/legacy.py", "delete")]
+        project = tmp_path / "delete"
+        shutil.copytree(EXAMPLE / "before", project)
+        deleted = apply_edits(parsed_delete, project)
+        assert deleted.ok and not (project / "inventory" / "legacy.py").exists()
     else:
         (shell,) = rest
         parsed_shell = parse_response(shell)
@@ -124,6 +138,10 @@ def test_prompt_texts_are_complete(format: str) -> None:
         "edit-v2": ["<<<<<<< EDIT", "-------", ">>>>>>>"],
         "edit-v3": ["««« EDIT", "═══════ REPL", "»»» EDIT END"],
         "file-sections": ["### File:", "<<<<<<< NEW_FILE", "<<<<<<< SEARCH"],
+        "patch": ["*** Begin Patch", "*** Update File:", "*** Add File:", "*** End Patch"],
+        "udiff": ["--- a/", "+++ b/", "@@ -", "/dev/null"],
+        "cline": ["------- SEARCH", "=======", "+++++++ REPLACE", "<path>"],
+        "whole": ["full path", "complete new content"],
     }.get(format, ["<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE"])
     for marker in markers:
         assert marker in system and marker in reminder(format), marker
@@ -148,6 +166,24 @@ def test_path_placement_differs_between_diff_and_diff_fenced() -> None:
     assert "inside the fence" in system_prompt("diff-fenced")
     assert "inside the fence" in reminder("diff-fenced")
     assert "inside the fence" not in system_prompt("diff")
+
+
+def test_whole_file_example_parses_and_applies(tmp_path: Path) -> None:
+    """``whole`` rewrites files: its example gives stock.py in full and the new report.py."""
+    texts = [system_prompt("whole"), reminder("whole")] + [m["content"] for m in example_messages("whole")]
+    for text in texts:
+        assert "{{" not in text and "<!--" not in text
+    edits, shell = assistant_replies("whole")
+    parsed = parse_response(edits, "whole")
+    assert parsed.warnings == []
+    assert [(b.file_path, b.kind) for b in parsed.blocks] == [("inventory/stock.py", "whole"), ("inventory/report.py", "whole")]
+    assert parse_response(edits).blocks == []  # never read unless asked for
+    project = tmp_path / "project"
+    shutil.copytree(EXAMPLE / "before", project)
+    result = apply_edits(edits, project, format="whole")
+    assert result.ok, [r.reason for r in result.results]
+    assert tree(project) == tree(EXAMPLE / "after")
+    assert parse_response(shell).shell_suggestions == ["git rm inventory/legacy.py"]
 
 
 def test_every_registered_format_has_prompts() -> None:

@@ -18,10 +18,10 @@ A scenario folder holds:
        "format": "diff"}                    # optional, ParsedResponse.format
 
   Per result, every key is optional: ``status``, ``strategy``, ``file_path``,
-  ``requested_path``, ``estimated_line``, ``reply_line``, ``block_format`` and
-  ``reason_contains`` (a string or a list of strings);
+  ``requested_path``, ``estimated_line``, ``reply_line``, ``block_format``,
+  ``reason_contains`` and ``notes_contain`` (each a string or a list of strings);
 * ``options.json`` (optional) keyword arguments for ``apply_edits``: ``format``,
-  ``continue_after_failure``.
+  ``continue_after_failure``, ``allow_delete``.
 
 Every scenario is applied twice to fresh copies of ``before/``: once with ``dry_run=True``
 (nothing may be written, the outcome must be the same) and once for real. Nothing may ever
@@ -44,7 +44,7 @@ from editblocks import EditStatus
 from .helpers import read_tree
 
 SCENARIOS = Path(__file__).parent / "scenarios"
-ALLOWED_OPTIONS = {"format", "continue_after_failure"}
+ALLOWED_OPTIONS = {"format", "continue_after_failure", "allow_delete"}
 ALLOWED_RESULT_KEYS = {
     "status",
     "strategy",
@@ -54,6 +54,7 @@ ALLOWED_RESULT_KEYS = {
     "reply_line",
     "block_format",
     "reason_contains",
+    "notes_contain",
 }
 
 
@@ -103,6 +104,9 @@ def _check_results(case: Path, result: editblocks.ApplyResult, expected: dict[st
                 needles = [needles]
             for needle in needles:
                 assert res.reason and needle.lower() in res.reason.lower(), f"{where}: reason lacks {needle!r}"
+            notes = exp.get("notes_contain", [])
+            for needle in [notes] if isinstance(notes, str) else notes:
+                assert any(needle.lower() in n.lower() for n in res.notes), f"{where}: no note with {needle!r} in {res.notes}"
             if res.status is EditStatus.APPLIED:
                 assert res.reason is None or "fail" not in res.reason.lower(), where
             else:

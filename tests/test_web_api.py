@@ -70,7 +70,7 @@ def test_state_names_the_root_and_the_options(client: TestClient, project: Path)
     state = client.get("/api/state").json()
     assert state["root"] == str(project.resolve())
     assert state["formats"] == list(editblocks.FORMATS)
-    assert state["match_levels"] == ["exact", "tolerant", "fuzzy"]
+    assert state["match_levels"] == ["exact", "tolerant", "fuzzy", "ast"]
     assert state["undo"]["available"] is False
     assert state["live"]["active"] is False
 

@@ -78,3 +78,13 @@ __all__ += [
     "apply_stream",
     "run_request",
 ]
+
+# Syntax-aware help (the ast extra; plain text without it): file context and repository summaries.
+from .syntax import RepoSummary, file_context, summarize  # noqa: E402
+
+__all__ += ["RepoSummary", "file_context", "summarize"]
+
+# Rewriting a reply's blocks in another edit format.
+from .convert import Conversion, ConversionError, convert, convert_reply  # noqa: E402
+
+__all__ += ["Conversion", "ConversionError", "convert", "convert_reply"]

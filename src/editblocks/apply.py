@@ -12,6 +12,7 @@ from .matching import LEVELS, Match, MatchFailure, choose_reading, locate
 from .matching.text import remember_line
 from .models import ApplyResult, EditBlock, EditResult, EditStatus, ParsedResponse, ParseWarning
 from .parsing import parse_response
+from .syntax.languages import language_for
 from .drift import DriftCheck, occurrences
 from .lock import DEFAULT_LOCK_TIMEOUT, RootLock
 from .workspace import (
@@ -40,6 +41,8 @@ class _FileState:
     original: str
     text: str
     final_newline: bool
+    deleted: bool = False
+    """An earlier block of this reply deleted the file (or moved it away)."""
 
     @classmethod
     def load(cls, file: TextFile, existed: bool) -> _FileState:
@@ -59,7 +62,7 @@ def _review_drift(
     res: EditResult,
     block: EditBlock,
     states: dict[str, _FileState],
-    snapshot: dict[str, tuple[str, bool]],
+    snapshot: dict[str, tuple[str, bool, bool]],
     drift: DriftCheck,
     refuse: bool,
 ) -> None:
@@ -82,6 +85,9 @@ def _review_drift(
     text_before = before[0] if before is not None else _FileState.load(state.file, state.existed).text
     if refuse:
         reason = f"{path} has changed since the model saw it ({why}); refused (refuse drift)"
+    elif block.kind in ("delete", "move", "whole"):
+        what = {"delete": "deleted", "move": "moved", "whole": "replaced as a whole"}[block.kind]
+        reason = f"{path} has changed since the model saw it ({why}); a file that changed is not {what}"
     elif not block.is_create and occurrences(text_before, block.search_text) != 1:
         reason = (
             f"{path} has changed since the model saw it ({why}), and the block's text does not occur "
@@ -90,12 +96,10 @@ def _review_drift(
     else:
         res.notes.append(f"{path} had changed since the model saw it ({why}); the block's text occurs exactly once there")
         return
-    if before is None:
-        del states[path]
-    else:
-        state.text, state.final_newline = before
+    _restore(states, snapshot)
     res.status = EditStatus.FAILED
     res.reason = reason
+    res.moved_to = None
 
 
 class _Failure(Exception):
@@ -121,6 +125,7 @@ def apply_edits(
     max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+    allow_delete: bool = True,
 ) -> ApplyResult:
     """Apply the edit blocks of a reply to the files under ``root``.
 
@@ -134,9 +139,10 @@ def apply_edits(
     ``bytes``, split anywhere): each block is then applied as soon as it completes, and the
     result is the same as for the whole text (see :mod:`editblocks.incremental`).
 
-    ``match`` is the matching level, ``"exact"``, ``"tolerant"`` or ``"fuzzy"``; by default
-    ``fuzzy`` for SEARCH/REPLACE formats and ``exact`` for ``edit-v2``/``edit-v3``, whose
-    formats require exact matching.
+    ``match`` is the matching level, ``"exact"``, ``"tolerant"``, ``"fuzzy"`` or ``"ast"``
+    (fuzzy, then a SEARCH that is one whole definition placed by its name; needs the ``ast``
+    extra); by default ``fuzzy`` for SEARCH/REPLACE formats and ``exact`` for
+    ``edit-v2``/``edit-v3``, whose formats require exact matching.
 
     Files are never damaged: each keeps its encoding, byte order mark, every untouched line's
     own line ending and its final-newline state; a file is written only if it still holds what
@@ -152,6 +158,9 @@ def apply_edits(
 
     A reply over ``max_reply_bytes`` raises :class:`~editblocks.workspace.TooLargeError`; a file
     over ``max_file_bytes`` fails its blocks.
+
+    Blocks that delete or move a file (``patch``, ``udiff``) do so in reply order, inside the
+    root, recorded for undo like any write; with ``allow_delete=False`` they fail instead.
     """
     if match is not None and match not in LEVELS:
         raise ValueError(f"unknown match level {match!r}; use one of {', '.join(LEVELS)}")
@@ -180,6 +189,7 @@ def apply_edits(
                 max_reply_bytes=max_reply_bytes,
                 max_file_bytes=max_file_bytes,
                 lock_timeout=lock_timeout,
+                allow_delete=allow_delete,
             )
         parsed = ParsedResponse(blocks=blocks or [], format=format)
     workspace = Workspace(root, max_file_bytes=max_file_bytes)
@@ -196,6 +206,7 @@ def apply_edits(
             drift=drift,
             refuse_drift=refuse_drift,
             journal=journal,
+            allow_delete=allow_delete,
         )
 
 
@@ -211,6 +222,7 @@ def _apply(
     drift: DriftCheck | None,
     refuse_drift: bool,
     journal: bool,
+    allow_delete: bool = True,
 ) -> ApplyResult:
     result = ApplyResult(
         shell_suggestions=list(parsed.shell_suggestions),
@@ -229,6 +241,7 @@ def _apply(
         drift=drift,
         refuse_drift=refuse_drift,
         journal=journal,
+        allow_delete=allow_delete,
     )
     for block in parsed.blocks:
         applier.add(block)
@@ -258,6 +271,7 @@ class BlockApplier:
         drift: DriftCheck | None,
         refuse_drift: bool,
         journal: bool,
+        allow_delete: bool = True,
     ) -> None:
         self.workspace = workspace
         self.result = result
@@ -269,6 +283,7 @@ class BlockApplier:
         self.drift = drift
         self.refuse_drift = refuse_drift
         self.journal = journal
+        self.allow_delete = allow_delete
         self._states: dict[str, _FileState] = {}
         self._failed_files: set[str] = set()
         self._owners: dict[str, list[EditResult]] = {}
@@ -276,8 +291,10 @@ class BlockApplier:
     def add(self, block: EditBlock) -> EditResult:
         """Apply ``block`` in memory; its result is also appended to ``result.results``."""
         states, drift = self._states, self.drift
-        snapshot = {p: (s.text, s.final_newline) for p, s in states.items()} if drift is not None else {}
-        res = _apply_block(block, self.workspace, states, self._failed_files, self.continue_after_failure, self.match)
+        snapshot = {p: (s.text, s.final_newline, s.deleted) for p, s in states.items()} if drift is not None else {}
+        res = _apply_block(
+            block, self.workspace, states, self._failed_files, self.continue_after_failure, self.match, allow_delete=self.allow_delete
+        )
         if drift is not None:
             _review_drift(res, block, states, snapshot, drift, self.refuse_drift)
         self.result.results.append(res)
@@ -285,6 +302,8 @@ class BlockApplier:
             self._failed_files.add(res.file_path)
         elif res.status is EditStatus.APPLIED:
             self._owners.setdefault(res.file_path, []).append(res)
+            if res.moved_to is not None:
+                self._owners.setdefault(res.moved_to, []).append(res)
         return res
 
     def write(self) -> ApplyResult:
@@ -292,6 +311,10 @@ class BlockApplier:
         result, workspace, owners = self.result, self.workspace, self._owners
         changes: list[Change] = []
         for path, state in self._states.items():
+            if state.deleted:
+                if state.existed:
+                    changes.append(Change(path, state.file, True, state.original, "", owners.get(path, []), delete=True))
+                continue
             new_text = state.result_text()
             if new_text == state.original and state.existed:
                 continue
@@ -314,6 +337,8 @@ def _apply_block(
     failed_files: set[str],
     continue_after_failure: bool,
     level: str | None,
+    *,
+    allow_delete: bool = True,
 ) -> EditResult:
     res = EditResult(file_path=block.file_path, status=EditStatus.FAILED, block=block)
     try:
@@ -327,6 +352,8 @@ def _apply_block(
             res.reason = SKIP_AFTER_FAILURE
             return res
         state = _state(path, block, workspace, states)
+        if _file_operation(block, res, path, requested, workspace, states, state, allow_delete):
+            return res
         if block.is_create:
             if state.text.strip():
                 if state.text.rstrip("\n") == block.replace_text.rstrip("\n"):
@@ -361,7 +388,11 @@ def _apply_block(
                 new_lines,
                 leading=block.anchor,
                 trailing=block.trailing_anchor,
+                hint_line=block.hint_line,
+                scope=block.scope,
+                at_end=block.at_end,
                 level=block_level or ("exact" if block.format in EXACT_FORMATS else "fuzzy"),
+                language=language_for(path, state.text),
             )
             if not isinstance(found, Match):
                 res.estimated_line = found.line
@@ -372,12 +403,16 @@ def _apply_block(
             res.strategy = found.strategy
             res.score = found.score
             res.estimated_line = found.line
-            if found.already_applied:
+            if found.already_applied and block.move_to is None:
                 res.status = EditStatus.SKIPPED
                 res.reason = ALREADY_APPLIED
                 res.already_applied = True
                 return res
+            if found.note:
+                res.notes.append(found.note)
             _splice(state, found)
+        if block.move_to is not None:
+            _move(block, res, path, workspace, states, state)
         res.status = EditStatus.APPLIED
     except _Failure as exc:
         res.reason = exc.reason
@@ -433,3 +468,127 @@ def _state(path: str, block: EditBlock, workspace: Workspace, states: dict[str, 
     state = _FileState.load(file, existed)
     states[path] = state
     return state
+
+
+# -- whole files, deletes and moves ---------------------------------------------------------------
+
+
+def _restore(states: dict[str, _FileState], snapshot: dict[str, tuple[str, bool, bool]]) -> None:
+    """Put every file held in memory back as it was before a block (a move touches two)."""
+    for path in [p for p in states if p not in snapshot]:
+        del states[path]
+    for path, (text, final_newline, deleted) in snapshot.items():
+        state = states.get(path)
+        if state is not None:
+            state.text, state.final_newline, state.deleted = text, final_newline, deleted
+
+
+def _lines_loosely(text: str) -> list[str]:
+    """The lines of ``text`` without trailing white space, trailing blank lines dropped."""
+    lines = [line.rstrip() for line in text.split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def _file_operation(
+    block: EditBlock,
+    res: EditResult,
+    path: str,
+    requested: str | None,
+    workspace: Workspace,
+    states: dict[str, _FileState],
+    state: _FileState,
+    allow_delete: bool,
+) -> bool:
+    """Whole-file replacement, delete and move: done here (True, ``res`` filled) or checked for
+    the edit that comes first (False). Raises :class:`_Failure` when the block cannot apply."""
+    if state.deleted and not block.is_create:
+        raise _Failure(f"{path} was deleted or moved away by an earlier block of this reply")
+    if block.delete or block.move_to is not None:
+        what = "deleting" if block.delete else "moving"
+        if not allow_delete:
+            raise _Failure(f"{what} files is not allowed in this apply (no-delete); {path} is left where it is")
+        if requested:
+            raise _Failure(f"{what} a file needs its exact path: {requested!r} does not exist (did you mean {path!r}?)")
+    if block.delete:
+        if block.old_lines and _lines_loosely(state.text) != _lines_loosely(block.old_lines):
+            raise _Failure(
+                f"the block deletes {path}, but the file's content differs from the lines it removes; "
+                "the file is not deleted. Remove exactly the lines the file has"
+            )
+        state.text, state.deleted = "", True
+        res.strategy = "delete"
+        res.status = EditStatus.APPLIED
+        return True
+    if block.move_to is not None:
+        _move_target(block, path, workspace, states)
+        if not block.search_text and not block.replace_text:
+            _move(block, res, path, workspace, states, state)
+            res.strategy = "move"
+            res.status = EditStatus.APPLIED
+            return True
+        return False
+    if block.whole_file:
+        from .formats.whole import partial_reason
+
+        new = block.replace_text
+        if state.deleted:
+            state.deleted = False
+            state.text = ""
+        if state.text.strip() and state.text.rstrip("\n") == new.rstrip("\n"):
+            res.status, res.reason, res.already_applied, res.strategy = EditStatus.SKIPPED, ALREADY_APPLIED, True, "whole"
+            return True
+        if not new.strip() and state.text.strip():
+            raise _Failure(f"the block for {path} is empty; it would empty the whole file. Write out the file's complete content")
+        why = partial_reason(new, state.text)
+        if why is not None:
+            raise _Failure(f"the block for {path} looks partial: {why}")
+        # As for any edit: a file without a final newline keeps it so unless its last line changes.
+        untouched_end = state.text.rstrip("\n").rsplit("\n", 1)[-1] == new.rstrip("\n").rsplit("\n", 1)[-1]
+        if not (state.existed and not state.final_newline and untouched_end):
+            state.final_newline = True
+        state.text = new
+        res.strategy = "whole"
+        res.estimated_line = 1
+        res.status = EditStatus.APPLIED
+        return True
+    if state.deleted:
+        # Created again after an earlier block deleted it.
+        state.deleted = False
+        state.text = ""
+    return False
+
+
+def _move_target(block: EditBlock, path: str, workspace: Workspace, states: dict[str, _FileState]) -> str:
+    """The path a move goes to, checked: inside the root, not the file itself, not an existing file."""
+    assert block.move_to is not None
+    try:
+        dest, full = workspace.resolve(block.move_to)
+    except PathError as exc:
+        raise _Failure(f"cannot move {path}: {exc}") from None
+    if dest == path:
+        raise _Failure(f"cannot move {path} onto itself")
+    held = states.get(dest)
+    if held is not None:
+        if not held.deleted:
+            raise _Failure(f"cannot move {path} to {dest}: that file exists (moving never overwrites a file)")
+    elif full.exists() or full.is_symlink():
+        raise _Failure(f"cannot move {path} to {dest}: that path exists (moving never overwrites a file)")
+    return dest
+
+
+def _move(block: EditBlock, res: EditResult, path: str, workspace: Workspace, states: dict[str, _FileState], state: _FileState) -> None:
+    """Move ``path``'s text (as edited so far) to the block's target, in memory."""
+    from dataclasses import replace
+
+    dest = _move_target(block, path, workspace, states)
+    held = states.get(dest)
+    if held is not None:
+        held.text, held.final_newline, held.deleted = state.text, state.final_newline, False
+    else:
+        file = replace(state.file, path=dest, data=None)
+        states[dest] = _FileState(file, False, "", state.text, state.final_newline)
+    state.text, state.deleted = "", True
+    res.moved_to = dest
+    res.notes.append(f"moved to {dest}")

@@ -92,9 +92,9 @@ def main() -> None:
 @click.option(
     "--match",
     "match_level",
-    type=click.Choice(["exact", "tolerant", "fuzzy"]),
+    type=click.Choice(["exact", "tolerant", "fuzzy", "ast"]),
     default=None,
-    help="How tolerant locating edits is (default: fuzzy for SEARCH/REPLACE, exact for edit-v2/v3).",
+    help="How tolerant locating edits is (default: fuzzy for SEARCH/REPLACE, exact for edit-v2/v3); ast: fuzzy, then a SEARCH that is one whole definition placed by its name (needs editblocks[ast]).",
 )
 @click.option("--atomic", is_flag=True, help="All or nothing: write no file unless every block applies.")
 @click.option(
@@ -107,6 +107,7 @@ def main() -> None:
 @click.option("--max-reply-mb", type=click.FloatRange(min=0, min_open=True), default=50, show_default=True, help="Refuse larger replies.")
 @click.option("--max-file-mb", type=click.FloatRange(min=0, min_open=True), default=20, show_default=True, help="Refuse to edit larger files.")
 @click.option("--review", is_flag=True, help="Instead of applying, serve this reply on the review page (a piped reply is shown as it arrives); needs editblocks[web].")
+@click.option("--no-delete", is_flag=True, help="Refuse blocks that delete or move files (patch, udiff); they fail with the reason.")
 def apply(
     reply: str,
     root: str,
@@ -123,6 +124,7 @@ def apply(
     max_reply_mb: float,
     max_file_mb: float,
     review: bool,
+    no_delete: bool = False,
 ) -> None:
     """Apply the edit blocks in REPLY (a file, or - for standard input) to files under --root.
 
@@ -155,6 +157,7 @@ def apply(
                 continue_after_failure=continue_after_failure,
                 match=match_level,
                 atomic=atomic,
+                allow_delete=not no_delete,
             )
         )
     text = _read_reply(reply, int(max_reply_mb * 1024 * 1024))
@@ -179,6 +182,7 @@ def apply(
             refuse_drift=refuse_drift,
             max_reply_bytes=int(max_reply_mb * 1024 * 1024),
             max_file_bytes=int(max_file_mb * 1024 * 1024),
+            allow_delete=not no_delete,
         )
     except WorkspaceError as exc:
         raise UsageError(str(exc)) from None
@@ -213,7 +217,7 @@ def check(reply: str, fmt: str | None, as_json: bool) -> None:
                             "file_path": b.file_path,
                             "format": b.format,
                             "reply_line": b.line_number,
-                            "kind": "create" if b.is_create else "edit",
+                            "kind": b.kind,
                             "anchor": b.anchor,
                             "old_lines": b.old_lines,
                             "new_lines": b.new_lines,
@@ -232,6 +236,39 @@ def check(reply: str, fmt: str | None, as_json: bool) -> None:
     if not parsed.blocks:
         sys.exit(EXIT_USAGE)
     sys.exit(EXIT_FAILED if parsed.warnings else EXIT_OK)
+
+
+@main.command()
+@click.argument("reply", default="-")
+@click.option("--to", "target", type=click.Choice(list(FORMATS)), required=True, help="Edit format to write the blocks in.")
+@_format_option
+@click.option("--root", type=click.Path(file_okay=False), default=None, help="Project folder: blocks are located in its files, so elisions are resolved, line numbers computed, and edits can become whole files.")
+@click.option("--match", "match_level", type=click.Choice(["exact", "tolerant", "fuzzy"]), default=None, help="With --root: how tolerant locating the blocks is.")
+def convert(reply: str, target: str, fmt: str | None, root: str | None, match_level: str | None) -> None:
+    """Rewrite the edit blocks of REPLY (a file, or - for standard input) in another format.
+
+    The converted reply goes to standard output and what could not be converted to standard
+    error. Exit status: 0 when every block was converted, 1 when some could not be, 2 for a
+    usage error or a reply without edit blocks.
+    """
+    from .convert import ConversionError, convert_reply
+
+    if root is not None and not Path(root).is_dir():
+        raise UsageError(f"root folder not found: {root}")
+    text = _read_reply(reply)
+    try:
+        done = convert_reply(text, target, root=root, format=fmt, match=match_level)
+    except (ConversionError, WorkspaceError) as exc:
+        raise UsageError(str(exc)) from None
+    if not done.blocks and not done.problems:
+        raise UsageError("no edit blocks found in the reply")
+    click.echo(done.text, nl=False)
+    err = Console(stderr=True, highlight=False)
+    for note in done.notes:
+        err.print(f"note: {note}", markup=False)
+    for problem in done.problems:
+        err.print(f"not converted: {problem}", markup=False)
+    sys.exit(EXIT_FAILED if done.problems else EXIT_OK)
 
 
 @main.command()
@@ -293,9 +330,9 @@ def undo(root: str, as_list: bool, as_json: bool) -> None:
 @click.option(
     "--match",
     "match_level",
-    type=click.Choice(["exact", "tolerant", "fuzzy"]),
+    type=click.Choice(["exact", "tolerant", "fuzzy", "ast"]),
     default=None,
-    help="How tolerant locating edits is (default: fuzzy for SEARCH/REPLACE, exact for edit-v2/v3).",
+    help="How tolerant locating edits is (default: fuzzy for SEARCH/REPLACE, exact for edit-v2/v3); ast: fuzzy, then a SEARCH that is one whole definition placed by its name (needs editblocks[ast]).",
 )
 @click.option("--open/--no-open", "open_browser", default=False, help="Open the page in a browser.")
 def serve(reply: str | None, root: str, host: str, port: int | None, fmt: str | None, match_level: str | None, open_browser: bool) -> None:
@@ -355,6 +392,32 @@ def _serve_review(
         raise UsageError(f"cannot start the review page on {host or '127.0.0.1'}:{port}: {exc.strerror or exc}") from None
 
 
+@main.command("mcp")
+@click.option("--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder the tools read and edit; nothing outside it is reachable.")
+@click.option("--http", "http_port", type=click.IntRange(0, 65535), default=None, metavar="PORT", help="Serve the streamable HTTP transport on 127.0.0.1:PORT (0: any free port) instead of standard input and output.")
+def mcp_cmd(root: str, http_port: int | None) -> None:
+    """Run an MCP server so any agent can apply edits with editblocks: tools apply_edits,
+    preview, undo, read_file, formats (and context and summary with the ast extra), and each
+    format's instructions as a prompt.
+
+    Speaks over standard input and output, or with --http on http://127.0.0.1:PORT/mcp.
+    Needs the mcp extra: pip install 'editblocks[mcp]'.
+    """
+    if not Path(root).is_dir():
+        raise UsageError(f"root folder not found: {root}")
+    from .mcp_server import ToolFailure, missing_dependency, run
+
+    problem = missing_dependency()
+    if problem:
+        raise UsageError(problem)
+    try:
+        run(root, http_port=http_port)
+    except ToolFailure as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"cannot start the MCP server on 127.0.0.1:{http_port}: {exc.strerror or exc}") from None
+
+
 @main.command()
 @click.argument("files", nargs=-1)
 @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="diff", show_default=True, help="Edit format the prompt asks for.")
@@ -411,7 +474,7 @@ def prompt(files: tuple[str, ...], fmt: str, root: str, read_only: tuple[str, ..
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @click.option("--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder FILES are read and edited under.")
 @click.option("--read-only", "read_only", multiple=True, metavar="FILE", help="A file the model may read but not edit (repeatable).")
-@click.option("--match", "match_level", type=click.Choice(["exact", "tolerant", "fuzzy"]), default=None, help="How tolerant locating edits is.")
+@click.option("--match", "match_level", type=click.Choice(["exact", "tolerant", "fuzzy", "ast"]), default=None, help="How tolerant locating edits is.")
 @click.option("--review", is_flag=True, help="Stream the reply into the review page and apply from there (nothing written here); needs editblocks[web].")
 @click.option("--no-diff", is_flag=True, help="Do not print the diffs at the end.")
 @click.option("--json", "as_json", is_flag=True, help="Print only the summary, as JSON.")
@@ -476,6 +539,13 @@ def _copy_tree(src: Traversable, dest: Path) -> None:
             _copy_tree(item, target)
         else:
             target.write_bytes(item.read_bytes())
+
+
+# Syntax-aware views of files for a model (better with the ast extra).
+from .cli_syntax import context_cmd, summary_cmd  # noqa: E402
+
+main.add_command(context_cmd)
+main.add_command(summary_cmd)
 
 
 if __name__ == "__main__":

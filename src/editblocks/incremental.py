@@ -104,6 +104,7 @@ class ApplyStream:
         max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+        allow_delete: bool = True,
     ) -> None:
         if match is not None and match not in LEVELS:
             raise ValueError(f"unknown match level {match!r}; use one of {', '.join(LEVELS)}")
@@ -122,6 +123,7 @@ class ApplyStream:
             drift=drift,
             refuse_drift=refuse_drift,
             journal=journal,
+            allow_delete=allow_delete,
         )
         self.parser = StreamParser(format)
         self.format = format

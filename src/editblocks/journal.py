@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .lock import DEFAULT_LOCK_TIMEOUT, RootLock, state_dir
-from .workspace import FileMissingError, Workspace, WorkspaceError, atomic_write
+from .workspace import ABSENT, FileMissingError, Workspace, WorkspaceError, atomic_write
 
 KEEP_ENTRIES = 50
 """How many applies the journal remembers; older entries and their saved contents are dropped."""
@@ -44,8 +44,8 @@ class JournalFile:
     path: str
     before: str | None
     """SHA-256 of the content before the apply; None when the apply created the file."""
-    after: str
-    """SHA-256 of the content the apply wrote."""
+    after: str | None
+    """SHA-256 of the content the apply wrote; None when the apply deleted the file."""
     mode: int | None = None
     """Mode bits before the apply."""
     created_folders: list[str] = field(default_factory=list)
@@ -76,7 +76,7 @@ class JournalEntry:
 
     def describe(self) -> str:
         """``#3  2024-05-01T12:00:03+02:00  applied  a.py (changed), b.py (created)``."""
-        names = ", ".join(f"{f.path} ({'created' if f.created else 'changed'})" for f in self.files[:8])
+        names = ", ".join(f"{f.path} ({'created' if f.created else 'deleted' if f.after is None else 'changed'})" for f in self.files[:8])
         if len(self.files) > 8:
             names += f" and {len(self.files) - 8} more"
         state = "interrupted" if self.state == PENDING else self.state
@@ -276,7 +276,8 @@ def undo(root: str | os.PathLike[str] = ".", *, lock_timeout: float = DEFAULT_LO
                     workspace.delete(jf.path, expected=current)
                     result.deleted.append(jf.path)
                 else:
-                    workspace.write_bytes(jf.path, before, jf.mode, expected=current)
+                    # A file the apply deleted must still be absent; any other must hold what the apply wrote.
+                    workspace.write_bytes(jf.path, before, jf.mode, expected=ABSENT if current is None else current)
                     result.restored.append(jf.path)
             except WorkspaceError as exc:
                 done = ", ".join(result.restored + result.deleted) or "none"

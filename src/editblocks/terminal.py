@@ -93,7 +93,7 @@ def print_parsed(console: Console, parsed: ParsedResponse) -> None:
             str(b.line_number),
             b.format,
             escape(b.file_path),
-            "create" if b.is_create else "edit",
+            b.kind,
             str(b.search_text.count("\n")),
             str(b.replace_text.count("\n")),
         )

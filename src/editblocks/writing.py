@@ -32,6 +32,8 @@ class Change:
     """The applied blocks that changed it."""
     data: bytes = b""
     created_folders: list[str] = field(default_factory=list)
+    delete: bool = False
+    """The apply deletes the file (a delete, or the old path of a move); ``after`` is ""."""
 
 
 def _fail(change: Change, reason: str) -> None:
@@ -72,6 +74,8 @@ def commit(
         _hold_back(result, _blockers(result))
         return
     ready = _prepare(workspace, changes)
+    # Deletions last: a move writes its new file before it removes the old one.
+    ready.sort(key=lambda c: c.delete)
     if atomic and len(ready) < len(changes):
         _hold_back(result, _blockers(result))
         return
@@ -91,6 +95,11 @@ def commit(
     written: list[Change] = []
     for change in ready:
         try:
+            if change.delete:
+                workspace.delete(change.path, expected=change.file.data)
+                written.append(change)
+                _record(result, change)
+                continue
             change.created_folders = workspace.write_bytes(
                 change.path, change.data, change.file.mode, expected=change.file.data if change.existed else ABSENT
             )
@@ -114,6 +123,9 @@ def _prepare(workspace: Workspace, changes: list[Change]) -> list[Change]:
     """Encode each change, and refuse two names for one file; returns the changes fit to write."""
     ready: list[Change] = []
     for change in changes:
+        if change.delete:
+            ready.append(change)
+            continue
         try:
             change.data = change.file.encode(change.after)
         except UnwritableTextError as exc:
@@ -142,13 +154,15 @@ def _journal_file(workspace: Workspace, change: Change) -> JournalFile:
     return JournalFile(
         path=change.path,
         before=sha256(change.file.data) if change.existed and change.file.data is not None else None,
-        after=sha256(change.data),
+        after=None if change.delete else sha256(change.data),
         mode=change.file.mode,
         created_folders=[] if change.existed else workspace.missing_folders(change.path),
     )
 
 
 def _record(result: ApplyResult, change: Change) -> None:
+    if change.delete:
+        result.files_deleted.append(change.path)
     result.files_modified.append(change.path)
     result.before[change.path] = change.before if change.existed else ""
     result.after[change.path] = change.after
@@ -166,7 +180,9 @@ def _roll_back(
     lost: list[Change] = []
     for change in reversed(written):
         try:
-            if change.existed and change.file.data is not None:
+            if change.delete and change.file.data is not None:
+                workspace.write_bytes(change.path, change.file.data, change.file.mode, expected=ABSENT)
+            elif change.existed and change.file.data is not None:
                 workspace.write_bytes(change.path, change.file.data, change.file.mode, expected=change.data)
             else:
                 workspace.delete(change.path, expected=change.data)
@@ -177,6 +193,7 @@ def _roll_back(
         result.before.pop(path, None)
         result.after.pop(path, None)
     result.files_modified.clear()
+    result.files_deleted.clear()
     _hold_back(result, f"writing {failed_path} failed; the files already written were put back")
     if lost:
         listed = ", ".join(c.path for c in lost)

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from .base import EditFormat, LineParser
+from .cline import ClineFormat
 from .edit_v2 import EditV2Format
 from .edit_v3 import EditV3Format
 from .file_sections import FileSectionsFormat
+from .patch import PatchFormat
 from .search_replace import DiffFencedFormat, EditorDiffFencedFormat, EditorDiffFormat, SearchReplaceFormat
+from .udiff import UdiffFormat
+from .whole import WholeFormat
 
 FORMATS: dict[str, EditFormat] = {
     f.name: f
@@ -18,6 +22,10 @@ FORMATS: dict[str, EditFormat] = {
         EditV2Format(),
         EditV3Format(),
         FileSectionsFormat(),
+        PatchFormat(),
+        UdiffFormat(),
+        ClineFormat(),
+        WholeFormat(),
     )
 }
 
@@ -39,17 +47,21 @@ def get_format(name: str) -> EditFormat:
 
 
 def family_formats() -> list[EditFormat]:
-    """One format per parser family: what a mixed reply is parsed with."""
+    """One format per parser family: what a mixed reply is parsed with (formats read only when
+    asked for, like ``whole``, left out)."""
     seen: dict[str, EditFormat] = {}
     for fmt in FORMATS.values():
-        seen.setdefault(fmt.family, fmt)
+        if fmt.auto:
+            seen.setdefault(fmt.family, fmt)
     return list(seen.values())
 
 
 def detect_format(text: str) -> str | None:
-    """The name of the format ``text`` most likely uses, or None."""
+    """The name of the format ``text`` most likely uses, or None (never a format read only when asked for)."""
     best, best_score = None, 0.0
     for fmt in FORMATS.values():
+        if not fmt.auto:
+            continue
         score = fmt.detect(text)
         if score > best_score:
             best, best_score = fmt.name, score

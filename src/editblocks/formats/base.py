@@ -183,6 +183,9 @@ class EditFormat(ABC):
     description: ClassVar[str]
     family: ClassVar[str]
     """Formats of one family share a parser; mixed replies run one parser per family."""
+    auto: ClassVar[bool] = True
+    """Read in replies whose format is not given (and considered by detection). A format whose
+    blocks ordinary prose could look like is read only when asked for."""
 
     @abstractmethod
     def parser(self) -> LineParser:

@@ -2,7 +2,9 @@
 
 :func:`locate` runs the matching chain: exact, then (at level ``tolerant``) trailing white
 space, indentation offset, spurious blank lines, ``...`` elision and Unicode look-alikes, then
-(at level ``fuzzy``) line similarity. Each strategy is tried only when the earlier ones found
+(at level ``fuzzy``) line similarity, then (at level ``ast``, with the ``ast`` extra) a SEARCH
+that is one whole definition placed on the file's definition of the same name (see
+:mod:`.syntactic`). Each strategy is tried only when the earlier ones found
 nothing, and accepted only when it finds exactly one place; several places stop the chain with
 an ambiguity. Tolerant matches are applied as a delta (see :mod:`.delta`), so lines the model did
 not change keep the file's exact text.
@@ -16,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import replace as _replace
 from difflib import SequenceMatcher
 
-from . import diagnosis
+from . import diagnosis, syntactic
 from .delta import DeltaError, apply_delta
 from .fuzzy import line_similarity, map_lines, ranked_regions, similar_regions
 from .narrowing import Narrowing
@@ -33,7 +35,7 @@ from .strategies import (
 )
 from .text import find_all, find_lines, format_lines, line_of, split_lines
 
-LEVELS = ("exact", "tolerant", "fuzzy")
+LEVELS = ("exact", "tolerant", "fuzzy", "ast")
 FUZZY_THRESHOLD = 0.90
 """Least similarity for a fuzzy match of three or more lines."""
 FUZZY_THRESHOLD_SHORT = 0.95
@@ -69,6 +71,7 @@ def locate(
     hint_line: int | None = None,
     scope: Sequence[str] = (),
     at_end: bool = False,
+    language: str | None = None,
 ) -> Match | MatchFailure:
     """Where ``leading + old + trailing`` goes in ``text``, and what that region becomes.
 
@@ -80,6 +83,10 @@ def locate(
     outermost first) and ``at_end`` (the text ends the file) only choose among places the text
     matches equally well, when the choice is clear; the match's ``note`` says when they did (see
     :mod:`.narrowing`). With nothing to search for, ``scope`` or ``at_end`` place an insertion.
+
+    ``language`` (``"python"``, ``"tsx"``..., see :func:`editblocks.syntax.language_for`) lets
+    a failure name the definition around the closest region from the syntax tree, and is what
+    the ``ast`` level needs.
     """
     if level not in LEVELS:
         raise ValueError(f"unknown match level {level!r}; use one of {', '.join(LEVELS)}")
@@ -116,7 +123,7 @@ def locate(
     applied = _applied_elsewhere(text, search, replace, view if level != "exact" else None)
     if applied is not None:
         return applied
-    if level == "fuzzy":
+    if level in ("fuzzy", "ast"):
         found = _fuzzy(view, s_lines, r_lines)
         if isinstance(found, Match) and narrow:
             outside = narrow.outside_scope(view, found.line - 1, len(s_lines))
@@ -128,11 +135,13 @@ def locate(
                     found.line,
                 )
             found = _replace(found, note=narrow.check(view, found.line - 1, len(s_lines)))
+        if level == "ast" and not isinstance(found, Match) and not (leading or trailing):
+            found = syntactic.by_definition(view, s_lines, r_lines, language, found)
         if found is not None:
             return found
     if leading or trailing:
-        return diagnosis.anchored(text, view, old, leading, trailing)
-    return diagnosis.not_found(view, s_lines)
+        return diagnosis.anchored(text, view, old, leading, trailing, language=language)
+    return diagnosis.not_found(view, s_lines, language=language)
 
 
 def choose_reading(text: str, readings: list[tuple[str, str]]) -> int | MatchFailure:

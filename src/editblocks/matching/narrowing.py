@@ -53,50 +53,57 @@ class Narrowing:
     # -- choosing among equal candidates --------------------------------------------------------
 
     def choose(self, view: FileView, starts: list[int], length: int) -> tuple[int | None, str]:
-        """(index into ``starts`` of the chosen candidate, or None; a note saying why).
+        """(index into ``starts`` of the chosen candidate, or None; a note saying why, or why not).
 
         ``starts`` are 0-based first lines of equal candidates, each ``length`` lines long.
         """
         lines = [s + 1 for s in starts]
-        listed = format_lines(lines)
         keep = list(range(len(starts)))
-        said: list[str] = []
+        because: list[str] = []
+        remarks: list[str] = []
+
+        def which(idx: list[int]) -> str:
+            return ("line " if len(idx) == 1 else "lines ") + format_lines([lines[i] for i in idx])
+
         if self.at_end:
             end = _content_end(view.lines)
             at = [i for i in keep if starts[i] + length >= end]
             if at and len(at) < len(keep):
                 keep = at
-                said.append("ends the file")
+                because.append("ends the file")
+                remarks.append(f"{which(at)} end the file")
             elif not at:
-                said.append("none of them ends the file")
+                remarks.append("none of them ends the file")
         if self.scope:
             regions, missing = scope_regions(view, self.scope)
             if regions is None:
-                said.append(f"the enclosing line {missing!r} is not in the file")
+                remarks.append(f"the enclosing line {missing!r} is not in the file")
             else:
                 inside = [i for i in keep if _inside(regions, starts[i], length)]
                 if inside and len(inside) < len(keep):
                     keep = inside
-                    said.append(f"lies inside {_scope_text(self.scope)}")
+                    because.append(f"lies inside {_scope_text(self.scope)}")
+                    remarks.append(f"{which(inside)} lie inside {_scope_text(self.scope)}")
                 elif not inside:
-                    said.append(f"none of them lies inside {_scope_text(self.scope)}")
+                    remarks.append(f"none of them lies inside {_scope_text(self.scope)}")
+                else:
+                    remarks.append(f"all of them lie inside {_scope_text(self.scope)}")
         if len(keep) == 1:
-            chosen = keep[0]
-            return chosen, f"the text matches at lines {listed}; line {lines[chosen]} was chosen because it {' and '.join(s for s in said if not s.startswith(('none', 'the enclosing')))}"
+            return keep[0], f"the text matches at {which(list(range(len(starts))))}; line {lines[keep[0]]} was chosen because it {' and '.join(because)}"
         if self.hint_line is not None:
             hint = self.hint_line
             ranked = sorted((abs(starts[i] + 1 - hint), i) for i in keep)
             (d1, best), (d2, _) = ranked[0], ranked[1]
             if d1 <= HINT_WINDOW and d2 >= HINT_RATIO * d1 + HINT_SLACK:
                 return best, (
-                    f"the text matches at lines {listed}; the hinted line {hint} decided for line {lines[best]}"
+                    f"the text matches at {which(list(range(len(starts))))}; the hinted line {hint} decided for line {lines[best]}"
                     + (f" (nearest; the next is {d2} lines from the hint)" if d2 else "")
                 )
             if d1 > HINT_WINDOW:
-                said.append(f"the hinted line {hint} is more than {HINT_WINDOW} lines from all of them")
+                remarks.append(f"the hinted line {hint} is more than {HINT_WINDOW} lines from all of them")
             else:
-                said.append(f"the hinted line {hint} is not clearly nearer to one of them")
-        return None, "; ".join(said)
+                remarks.append(f"the hinted line {hint} is not clearly nearer to one of them")
+        return None, "; ".join(remarks)
 
     # -- a single candidate -------------------------------------------------------------------
 

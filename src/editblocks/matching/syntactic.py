@@ -44,7 +44,14 @@ def _carry(view: FileView, search: list[str], replace: list[str], first: int, la
 
     window = view.lines[first : last + 1]
     mapping = map_lines(search, window)
-    for tag, i1, i2, _, _ in SequenceMatcher(None, search, replace, autojunk=False).get_opcodes():
+    ops = SequenceMatcher(None, search, replace, autojunk=False).get_opcodes()
+    # Lines changed one for one, each onto the file line it stands for, have a certain place
+    # whatever surrounds them; new lines need the neighbourhood check (strict).
+    in_place = all(
+        tag in ("equal", "delete") or (tag == "replace" and i2 - i1 == j2 - j1 and all(mapping[k] is not None for k in range(i1, i2)))
+        for tag, i1, i2, j1, j2 in ops
+    )
+    for tag, i1, i2, _, _ in ops:
         if tag not in ("replace", "delete"):
             continue
         for k in range(i1, i2):
@@ -61,7 +68,7 @@ def _carry(view: FileView, search: list[str], replace: list[str], first: int, la
                     region_text="".join(line + "\n" for line in window[:20]),
                     score=similarity,
                 )
-    return _build(view, Candidate(first, last - first + 1, mapping, STRATEGY, similarity), search, replace, strict=True)
+    return _build(view, Candidate(first, last - first + 1, mapping, STRATEGY, similarity), search, replace, strict=not in_place)
 
 
 def _explain(view: FileView, search: list[str], language: str | None, earlier: MatchFailure | None, why: str) -> MatchFailure:

@@ -97,7 +97,7 @@ def file_context(
             result.notes.append(f"{exc}; showing plain lines")
     if definitions:
         _add_scopes(definitions, interest, shown, result)
-    result.text = render(all_lines, close_gaps(shown), total, interest=interest, line_numbers=line_numbers)
+    result.text = render(all_lines, close_gaps(shown), total, interest=interest, line_numbers=line_numbers, cut=None)
     return result
 
 

@@ -14,6 +14,9 @@ from typing import Any
 from .languages import CLASS_KINDS, SPECS, Spec
 
 INSTALL_HINT = "pip install 'editblocks[ast]'"
+MAX_ANALYZED_CHARS = 1_000_000
+"""Larger texts are not parsed for context, scopes or the ast match level (about a third of a
+second of parsing at this size); they fall back to plain text and line patterns."""
 HEADER_MAX = 10
 """Most lines of a definition's header (its signature) that are shown."""
 
@@ -273,8 +276,7 @@ def recognize(node: Any, spec: Spec) -> tuple[str, str, str | None] | None:
             specs = [c for c in node.named_children if c.type in ("type_spec", "type_alias")]
             if len(specs) != 1:
                 return None
-            found = recognize(specs[0], spec)
-            return found
+            return recognize(specs[0], spec)
         if t in ("type_spec", "type_alias"):
             name = node.child_by_field_name("name")
             typ = node.child_by_field_name("type")
@@ -296,10 +298,10 @@ def recognize(node: Any, spec: Spec) -> tuple[str, str, str | None] | None:
         if t in ("function_definition", "declaration", "field_declaration"):
             if t != "function_definition" and not _has_function_declarator(node):
                 return None
-            found = _declarator_name(node.child_by_field_name("declarator"))
-            if found is None:
+            named = _declarator_name(node.child_by_field_name("declarator"))
+            if named is None:
                 return None
-            return found[0], kind, found[1]
+            return named[0], kind, named[1]
         if t in ("struct_specifier", "union_specifier", "enum_specifier", "class_specifier"):
             name = node.child_by_field_name("name")
             if node.child_by_field_name("body") is None or name is None:
@@ -308,12 +310,12 @@ def recognize(node: Any, spec: Spec) -> tuple[str, str, str | None] | None:
         if t == "type_definition":
             decl = node.child_by_field_name("declarator")
             typ = node.child_by_field_name("type")
-            found = _declarator_name(decl) if decl is not None else None
-            if found is None:
+            named = _declarator_name(decl) if decl is not None else None
+            if named is None:
                 return None
             if typ is not None and typ.child_by_field_name("body") is not None:
                 kind = {"struct_specifier": "struct", "union_specifier": "union", "enum_specifier": "enum", "class_specifier": "class"}.get(typ.type, "type")
-            return found[0], kind, None
+            return named[0], kind, None
         if t == "namespace_definition":
             name = node.child_by_field_name("name")
             return (_text(name) if name is not None else "(anonymous)"), kind, None
@@ -483,11 +485,16 @@ _last: Analysis | None = None
 
 
 def analyze(text: str, language: str) -> Analysis:
-    """Parse ``text`` and find all its definitions (the last text analysed is remembered)."""
+    """Parse ``text`` and find all its definitions (the last text analysed is remembered).
+
+    Raises :class:`SyntaxUnavailable` for a text over :data:`MAX_ANALYZED_CHARS`.
+    """
     global _last
     last = _last
     if last is not None and last.language == language and (last.text is text or last.text == text):
         return last
+    if len(text) > MAX_ANALYZED_CHARS:
+        raise SyntaxUnavailable(f"the file is larger than {MAX_ANALYZED_CHARS // 1_000_000} MB, too large to read its syntax quickly")
     tree = parse(text, language)
     result = Analysis(text, language, tree, definitions(tree, language, text))
     _last = result

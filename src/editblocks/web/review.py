@@ -35,6 +35,7 @@ _STRATEGIES = {
     "unicode": ("Look-alike characters adjusted", "medium"),
     "elision": ("'...' expanded", "medium"),
     "fuzzy": ("Fuzzy match", "low"),
+    "ast": ("Matched by definition name", "low"),
 }
 
 

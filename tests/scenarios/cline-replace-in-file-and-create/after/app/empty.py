@@ -1,0 +1,1 @@
+EMPTY = True

@@ -1,0 +1,3 @@
+def slug(text):
+    text = text.strip()
+    return text.lower().replace(" ", "-")

@@ -1,0 +1,5 @@
+"""Kept for old callers."""
+
+
+def legacy():
+    return None

@@ -1,0 +1,5 @@
+from pathlib import Path
+
+
+def home():
+    return Path.home()

@@ -1,0 +1,12 @@
+def first():
+    total = 0
+    for item in items:
+        total += item
+    return total
+
+
+def second():
+    total = 0
+    for item in items:
+        total += item * 2
+    return total

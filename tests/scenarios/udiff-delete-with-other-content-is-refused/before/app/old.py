@@ -1,0 +1,9 @@
+"""Kept for old callers."""
+
+
+def legacy():
+    return None
+
+
+def still_used():
+    return 1

@@ -1,0 +1,2 @@
+def make_slug(text):
+    return text.lower().replace(" ", "-")
