@@ -161,3 +161,13 @@ def test_cli_check_shows_kinds(tmp_path: Path) -> None:
     reply.write_text(DELETE_AND_MOVE)
     out = CliRunner().invoke(main, ["check", str(reply), "--json"])
     assert [b["kind"] for b in json.loads(out.output)["blocks"]] == ["delete", "move"]
+
+
+def test_links_are_not_deleted_or_moved(root: Path) -> None:
+    write_tree(root, FILES)
+    os.symlink("keep.txt", root / "link.txt")
+    for reply in ("*** Begin Patch\n*** Delete File: link.txt\n*** End Patch\n",
+                  "*** Begin Patch\n*** Update File: link.txt\n*** Move to: moved.txt\n*** End Patch\n"):
+        (res,) = apply_edits(reply, root).results
+        assert res.status is EditStatus.FAILED and "symbolic link" in (res.reason or "")
+    assert (root / "link.txt").is_symlink() and (root / "keep.txt").read_text() == "keep\n"

@@ -96,7 +96,8 @@ async def refused(session: Any, tool: str, arguments: dict[str, Any], *expected:
 
 @pytest.fixture
 def project(root: Path) -> Path:
-    write_tree(root, PROJECT)
+    files: dict[str, str | bytes] = dict(PROJECT)
+    write_tree(root, files)
     (root.parent / "secret.txt").write_text("outside the root\n")
     return root
 
@@ -350,6 +351,7 @@ def test_streamable_http_transport_on_localhost(project: Path, tmp_path: Path) -
             [sys.executable, "-m", "editblocks", "mcp", "--root", str(project), "--http", "0"],
             stdout=subprocess.DEVNULL,
             stderr=errlog,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
         )
     try:
         url = _wait_for_url(proc, log)

@@ -511,6 +511,8 @@ def _file_operation(
             raise _Failure(f"{what} files is not allowed in this apply (no-delete); {path} is left where it is")
         if requested:
             raise _Failure(f"{what} a file needs its exact path: {requested!r} does not exist (did you mean {path!r}?)")
+        if (workspace.root / path).is_symlink():
+            raise _Failure(f"{path} is a symbolic link; {what} it is left to you (it would act on the file it points to)")
     if block.delete:
         if block.old_lines and _lines_loosely(state.text) != _lines_loosely(block.old_lines):
             raise _Failure(

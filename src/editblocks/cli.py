@@ -415,7 +415,8 @@ def mcp_cmd(root: str, http_port: int | None) -> None:
     except ToolFailure as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:
-        raise UsageError(f"cannot start the MCP server on 127.0.0.1:{http_port}: {exc.strerror or exc}") from None
+        where = "" if http_port is None else f" on 127.0.0.1:{http_port}"
+        raise UsageError(f"cannot start the MCP server{where}: {exc.strerror or exc}") from None
 
 
 @main.command()

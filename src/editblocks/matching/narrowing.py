@@ -6,10 +6,11 @@ matches *equally well* (the candidates of one strategy of the chain), and only w
 clear:
 
 * ``at_end``: the candidates that reach the end of the file (blank lines after them allowed);
-* ``scope``: the candidates inside the region of the enclosing lines (``def name():``, ``class
-  Name``...): from such a line to the next line indented as little as it (a closing ``}`` is
-  included; lines starting with ``)`` or ``]`` continue the header). Several scope lines nest,
-  outermost first;
+* ``scope``: the candidates that start inside the region of the enclosing lines (``def name():``,
+  ``class Name``...): from such a line to the next line indented as little as it (a closing ``}``
+  is included; lines starting with ``)`` or ``]`` continue the header). A candidate may run past
+  the region's end (a change at the end of a function and the start of the next). Several scope
+  lines nest, outermost first;
 * ``hint_line``: the candidate nearest the hinted line, when it lies within :data:`HINT_WINDOW`
   lines of it and every other candidate is at least :data:`HINT_RATIO` times as far away (plus
   :data:`HINT_SLACK` lines).
@@ -184,7 +185,8 @@ def _content_end(lines: list[str]) -> int:
 
 
 def _inside(regions: list[tuple[int, int]], start: int, length: int) -> bool:
-    return any(lo <= start and start + length <= hi for lo, hi in regions)
+    """True when a candidate of ``length`` lines from ``start`` starts inside one of the regions."""
+    return any(lo <= start < hi for lo, hi in regions)
 
 
 def scope_regions(view: FileView, scope: tuple[str, ...]) -> tuple[list[tuple[int, int]] | None, str | None]:
