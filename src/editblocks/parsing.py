@@ -19,6 +19,8 @@ from .formats.common import LOUD, parse_fence
 from .formats.search_replace import REPLACE, SEARCH
 from .models import EditBlock, ParsedResponse, ParseWarning
 
+DETECT_LINES = 2000
+"""Lines of a reply without blocks that the format guess reads."""
 _LOUD_LINE = re.compile(r"^[^\S\n]*[<=>\-«═»+`~#*@]", re.MULTILINE)
 """Where :data:`~editblocks.formats.common.LOUD` lines start, found in a whole text at once."""
 _INLINE_SHELL = re.compile(r"`((?:git rm|git mv|mkdir -p|rm -rf|rm -r|mv|cp|rmdir) [^`\n]+)`")
@@ -53,7 +55,8 @@ def parse_lines(lines: Sequence[str], format: str | None = None) -> ParsedRespon
     reader.close()
     parsed = reader.response()
     if parsed.format is None:
-        parsed.format = detect_format("\n".join(lines))
+        # No block found: a best guess at the format, from the reply's first lines.
+        parsed.format = detect_format("\n".join(lines[:DETECT_LINES]))
     return parsed
 
 
@@ -121,6 +124,8 @@ class ReplyReader:
         self._held: list[int] = []
         """Lines held back from dormant parsers (only lines a parser is fed)."""
         self._dormant = sum(1 for fam in self._families if fam.dormant)
+        self._any_wake = _combined_wake(self._families)
+        """Matches a line that may wake any dormant parser (one test instead of one per parser)."""
         self._track = track_open
         self._seq = 0
         # Completed blocks and warnings waiting to settle, as heaps in settling order.
@@ -246,10 +251,11 @@ class ReplyReader:
         ann = self._open
         if self._dormant:
             self._held.append(n)
+        may_wake = self._dormant and self._any_wake.match(line) is not None
         for fam in self._families:
             parser = fam.parser
             if fam.dormant:
-                if not parser.wake.match(line):  # type: ignore[union-attr]
+                if not may_wake or not parser.wake.match(line):  # type: ignore[union-attr]
                     continue
                 self._wake(fam)
             items = parser.feed(line, n)
@@ -282,6 +288,8 @@ class ReplyReader:
         self.closed = True
         n = self.line_count
         for fam in self._families:
+            if fam.dormant:
+                continue  # never woken: it has nothing open (see LineParser.wake)
             items = fam.parser.close(n)
             fam.start = None
             if items:
@@ -472,6 +480,15 @@ class ReplyReader:
             return
         self._open = _Announced(leader, block)
         self.started(block.path, block.format, block.start)
+
+
+def _combined_wake(families: list[_Family]) -> re.Pattern[str]:
+    patterns = [f.parser.wake.pattern for f in families if f.parser.wake is not None]
+    flags = 0
+    for f in families:
+        if f.parser.wake is not None:
+            flags |= f.parser.wake.flags & (re.IGNORECASE | re.MULTILINE)
+    return re.compile("|".join(f"(?:{p})" for p in patterns) or "(?!)", flags)
 
 
 def _drop_lines(text: str, count: int) -> str:

@@ -79,6 +79,7 @@ def heading_path(line: str) -> str | None:
     return clean_path(m.group(1)) if m else None
 
 
+@lru_cache(maxsize=1024)
 def clean_path(line: str) -> str | None:
     """The file path a line names, with markdown and labels stripped; None when it names none.
 
