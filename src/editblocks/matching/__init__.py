@@ -116,9 +116,13 @@ def locate(
     if len(hits) > 1:
         return diagnosis.ambiguous(view, [line_of(text, h) - 1 for h in hits], 0, "exact")
     s_lines, r_lines = split_lines(search), split_lines(replace)
+    elision_failure: MatchFailure | None = None
     if level != "exact":
         found = _tolerant(view, s_lines, r_lines, replace, narrow)
-        if found is not None:
+        if isinstance(found, MatchFailure) and found.kind == "elision":
+            # '...' lines that are not elisions (doctest continuation lines): let similarity try.
+            elision_failure = found
+        elif found is not None:
             return found
     applied = _applied_elsewhere(text, search, replace, view if level != "exact" else None)
     if applied is not None:
@@ -139,6 +143,8 @@ def locate(
             found = syntactic.by_definition(view, s_lines, r_lines, language, found)
         if found is not None:
             return found
+    if elision_failure is not None:
+        return elision_failure
     if leading or trailing:
         return diagnosis.anchored(text, view, old, leading, trailing, language=language)
     return diagnosis.not_found(view, s_lines, language=language)
