@@ -25,6 +25,10 @@ _MARKERS = [
     re.compile(r"^\s*«{3}\s*EDIT\s*$"),
     re.compile(r"^\s*═{3,}\s*REPL\s*$"),
     re.compile(r"^\s*»{3}\s*EDIT\s+END\s*$"),
+    # cline: three or more of each sign.
+    re.compile(r"^\s*={3,}\s*$"),
+    re.compile(r"^\s*-{3,}\s*SEARCH>?\s*$"),
+    re.compile(r"^\s*\+{3,}\s*REPLACE>?\s*$"),
 ]
 
 

@@ -18,7 +18,8 @@ are hints, not truth: ``hint_line`` is the hunk's old start plus what the earlie
 same file added or removed, and it only chooses among places the hunk matches equally well.
 ``/dev/null`` as the old file creates the file; as the new file it deletes it, and only when the
 file holds exactly the removed lines. ``a/``/``b/`` prefixes are dropped. A git rename
-(``rename from``/``rename to`` before the ``---`` line) moves the file after its last hunk.
+(``rename from``/``rename to`` before the ``---`` line) moves the file after its last hunk; a
+rename without hunks is read inside a ```diff fence (bare, it has no line the reader feeds).
 
 How a hunk ends: at the next ``@@``, file header, fence or line that is no hunk line. An empty
 line is a blank context line when hunk lines follow it; once the hunk's counts are met it ends
@@ -139,7 +140,8 @@ class _Hunk:
 class UdiffParser(LineParser):
     """Reads unified diffs line by line from the line store (context lines are not fed to it)."""
 
-    wake = re.compile(r"(?:---[ \t]+\S|\+\+\+[ \t]+\S|@@)")
+    # File headers and hunks, and a ```diff fence (a git rename alone has no line the parser is fed).
+    wake = re.compile(r"(?:---[ \t]+\S|\+\+\+[ \t]+\S|@@|\s*(?:`{3,}|~{3,})\s*(?:diff|patch)\s*$)")
 
     def __init__(self) -> None:
         self._paths = PathLookback()
