@@ -1,4 +1,4 @@
-"""Concurrency: editblocks processes applying under the same root take turns on a lock file."""
+"""Concurrency: editblocks processes applying under the same root take turns on a lock."""
 
 from __future__ import annotations
 
@@ -36,7 +36,8 @@ def test_two_apply_processes_serialise_on_the_lock(root: Path, tmp_path: Path) -
         time.sleep(1.5)
         assert [p.poll() for p in procs] == [None, None], "apply did not wait for the lock"
         assert (root / "a.py").read_text() == "a = 1\nb = 1\n"
-        assert (root / ".editblocks" / "lock").is_file()
+        # The lock is on the root folder: holding it creates nothing in the project.
+        assert not (root / ".editblocks").exists()
     outs = [p.communicate(timeout=60) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outs
     # Each read the file after the other had written it: both edits are there.
@@ -55,3 +56,11 @@ def test_waiting_longer_than_the_timeout_is_a_clear_error(root: Path) -> None:
         assert editblocks.apply_edits(sr("a.py", "a = 1\n", "a = 2\n"), root, dry_run=True).ok
     assert (root / "a.py").read_text() == "a = 1\n"
     assert editblocks.apply_edits(sr("a.py", "a = 1\n", "a = 2\n"), root).ok
+
+
+def test_an_apply_that_changes_nothing_leaves_nothing_behind(root: Path) -> None:
+    write_tree(root, {"a.py": "a = 1\n"})
+    result = editblocks.apply_edits(sr("a.py", "no such line\n", "x\n") + sr("../escape.py", "", "x\n"), root)
+    assert [r.status.value for r in result.results] == ["failed", "failed"]
+    assert sorted(p.name for p in root.iterdir()) == ["a.py"]
+    assert (root / "a.py").read_text() == "a = 1\n"

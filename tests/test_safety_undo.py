@@ -188,7 +188,10 @@ def test_state_folder_that_is_a_link_out_of_the_root_is_refused(root: Path, tmp_
     outside.mkdir()
     (root / ".editblocks").symlink_to(outside, target_is_directory=True)
     write_tree(root, {"a.py": "a = 1\n"})
-    with pytest.raises(editblocks.workspace.WorkspaceError, match="symbolic link"):
-        editblocks.apply_edits(sr("a.py", "a = 1\n", "a = 2\n"), root)
+    result = editblocks.apply_edits(sr("a.py", "a = 1\n", "a = 2\n"), root)
+    r = result.results[0]
+    assert r.status is editblocks.EditStatus.FAILED
+    assert "symbolic link" in (r.reason or "")
+    assert result.files_modified == []
     assert os.listdir(outside) == []
     assert (root / "a.py").read_text() == "a = 1\n"

@@ -1,7 +1,9 @@
 """The root's state folder (``.editblocks/``) and the lock that serialises editblocks processes.
 
-Two processes applying edits under the same root take turns: each holds an exclusive lock on
-``.editblocks/lock`` from reading the files until their new contents are written and recorded.
+Two processes applying edits under the same root take turns: each holds an exclusive lock from
+reading the files until their new contents are written and recorded. The lock is taken on the
+root folder itself where the system can lock folders, so locking creates nothing in the project;
+elsewhere it is the file ``.editblocks/lock``.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ def state_dir(root: Path, *, create: bool = True) -> Path:
 
 
 class RootLock:
-    """An exclusive lock on ``root/.editblocks/lock``, held as a context manager.
+    """An exclusive lock on the root folder (or ``root/.editblocks/lock``), held as a context manager.
 
     Waits up to ``timeout`` seconds for another process to release it, then raises
     :class:`LockTimeoutError`.
@@ -71,13 +73,10 @@ class RootLock:
         self._fd: int | None = None
 
     def acquire(self) -> None:
-        folder = state_dir(self.root)
-        path = folder / "lock"
-        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-        try:
-            fd = os.open(path, flags, 0o644)
-        except OSError as exc:
-            raise WorkspaceError(f"cannot open the lock file {path}: {exc.strerror or exc}") from None
+        fd, path, locked = self._open()
+        if locked:
+            self._fd = fd
+            return
         deadline = time.monotonic() + self.timeout
         delay = 0.005
         while True:
@@ -88,10 +87,31 @@ class RootLock:
                 os.close(fd)
                 raise LockTimeoutError(
                     f"another editblocks process has been applying edits under {self.root} for more than "
-                    f"{self.timeout:g} s (lock file {path})"
+                    f"{self.timeout:g} s (lock on {path})"
                 )
             time.sleep(delay)
             delay = min(delay * 2, 0.1)
+
+    def _open(self) -> tuple[int, Path, bool]:
+        """The descriptor to lock, what it is, and whether the first attempt already locked it."""
+        if fcntl is not None:
+            try:
+                fd = os.open(self.root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+            except OSError:
+                pass
+            else:
+                try:
+                    return fd, self.root, _try_lock(fd)
+                except OSError:
+                    # This file system cannot lock folders: use the lock file.
+                    os.close(fd)
+        path = state_dir(self.root) / "lock"
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            fd = os.open(path, flags, 0o644)
+        except OSError as exc:
+            raise WorkspaceError(f"cannot open the lock file {path}: {exc.strerror or exc}") from None
+        return fd, path, False
 
     def release(self) -> None:
         if self._fd is not None:
