@@ -27,7 +27,7 @@ from typing import ClassVar
 
 from ..models import EditBlock, ParseWarning
 from .base import EditFormat, LineParser, LineView, OpenBlock, ParseItem, text_of
-from .common import PathLookback, clean_path, parse_fence
+from .common import MarkerParser, PathLookback, clean_path, parse_fence
 
 START = re.compile(r"^\s*-{3,}\s*SEARCH>?\s*$")
 DIVIDER = re.compile(r"^\s*={3,}\s*$")
@@ -58,27 +58,16 @@ class ClinePaths(PathLookback):
         return super().find(lineno)
 
 
-class ClineParser(LineParser):
+class ClineParser(MarkerParser):
     """Line state machine for ``------- SEARCH`` blocks; block texts come from the line store."""
 
     wake = re.compile(r"\s*(?:-{3,}\s*SEARCH|\+{3,}\s*REPLACE)")
+    paths_class = ClinePaths
 
     def __init__(self) -> None:
-        self._state = _OUTSIDE
-        self._paths = ClinePaths()
-        self.lines = self._paths.lines
-        self._start = 0
+        super().__init__()
         self._sep = 0
-        self._path: str | None = None
-        self._source = "none"
         self._views: tuple[LineView, LineView] | None = None
-
-    def bind(self, lines: list[str]) -> None:
-        super().bind(lines)
-        self._paths.lines = lines
-
-    def in_block(self) -> bool:
-        return self._state != _OUTSIDE
 
     def open_block(self) -> OpenBlock | None:
         if self._state == _OUTSIDE or self._views is None:
@@ -86,19 +75,15 @@ class ClineParser(LineParser):
         return OpenBlock(self._start, self._path, FORMAT, *self._views)
 
     def _begin(self, lineno: int) -> None:
-        self._state = _SEARCH
-        self._start = lineno
-        self._path, self._source = self._paths.find(lineno)
+        self._enter(_SEARCH, lineno)
         self._views = (LineView(self.lines, lineno), LineView.empty(self.lines))
 
     def _abandon(self, lineno: int, message: str) -> ParseWarning:
-        self._state = _OUTSIDE
-        self._paths.reset_after_block(None, "none", lineno)
+        self._leave(lineno, kept=False)
         return ParseWarning(self._start, message, FORMAT)
 
     def _emit(self, lineno: int) -> list[ParseItem]:
-        self._state = _OUTSIDE
-        self._paths.reset_after_block(self._path, self._source, lineno)
+        self._leave(lineno, kept=True)
         if not self._path:
             return [ParseWarning(self._start, "edit block has no file path; put it in a <path> line before the block", FORMAT)]
         lines, start = self.lines, self._start

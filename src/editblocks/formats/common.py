@@ -6,6 +6,8 @@ import re
 from functools import lru_cache
 from dataclasses import dataclass
 
+from .base import LineParser
+
 # ``` or longer, ~~~ or longer, with an optional info string.
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([^`]*?)\s*$")
 # Tag fences some tools configure, and seed 003's <boltAction> wrapper.
@@ -245,6 +247,43 @@ class PathLookback:
         if self.previous:
             return self.previous, "heading" if self.previous_source == "heading" else "previous"
         return None, "none"
+
+
+class MarkerParser(LineParser):
+    """What the parsers of marker-delimited blocks share: a state (0 outside a block), the line
+    the open block started on, its path and where the path came from, and the path look-back
+    reading the shared line store."""
+
+    paths_class: type[PathLookback] = PathLookback
+
+    def __init__(self) -> None:
+        self._state = 0
+        self._paths = self.paths_class()
+        self.lines = self._paths.lines
+        self._start = 0
+        self._path: str | None = None
+        self._source = "none"
+
+    def bind(self, lines: list[str]) -> None:
+        super().bind(lines)
+        self._paths.lines = lines
+
+    def in_block(self) -> bool:
+        return self._state != 0
+
+    def _enter(self, state: int, lineno: int) -> None:
+        """A block starts on ``lineno``: find its path."""
+        self._state = state
+        self._start = lineno
+        self._path, self._source = self._paths.find(lineno)
+
+    def _leave(self, lineno: int, kept: bool) -> None:
+        """The block ends on ``lineno``, kept (its path is the next block's default) or abandoned."""
+        self._state = 0
+        if kept:
+            self._paths.reset_after_block(self._path, self._source, lineno)
+        else:
+            self._paths.reset_after_block(None, "none", lineno)
 
 
 def join_lines(lines: list[str]) -> str:

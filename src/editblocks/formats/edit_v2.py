@@ -17,12 +17,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import ClassVar
 
 from ..models import EditBlock, ParseWarning
 from .base import EditFormat, LineChain, LineParser, LineView, OpenBlock, ParseItem, text_of
-from .common import PathLookback
+from .common import MarkerParser
 
 START = re.compile(r"^\s*<{5,9}\s*EDIT\s*$")
 ANCHOR_SEP = re.compile(r"^\s*-{5,9}\s*$")
@@ -38,7 +37,7 @@ _SECTION_NAMES = {
 }
 
 
-class EditV2Parser(LineParser):
+class EditV2Parser(MarkerParser):
     """Line state machine for ``<<<<<<< EDIT`` blocks.
 
     It keeps the line numbers of a block's separators and takes its text from the line store.
@@ -47,21 +46,9 @@ class EditV2Parser(LineParser):
     wake = START
 
     def __init__(self) -> None:
-        self._state = _OUTSIDE
-        self._paths = PathLookback()
-        self.lines = self._paths.lines
-        self._start = 0
+        super().__init__()
         self._seps: list[int] = []
-        self._path: str | None = None
-        self._source = "none"
         self._views: list[LineView] = []
-
-    def bind(self, lines: list[str]) -> None:
-        super().bind(lines)
-        self._paths.lines = lines
-
-    def in_block(self) -> bool:
-        return self._state != _OUTSIDE
 
     def _separator(self, lineno: int) -> None:
         """A section ends on ``lineno``: its view stops and the next one follows the store."""
@@ -77,21 +64,17 @@ class EditV2Parser(LineParser):
         return OpenBlock(self._start, self._path, "edit-v2", LineChain(lead, old, trail), LineChain(lead, new, trail))
 
     def _begin(self, lineno: int) -> None:
-        self._state = _LEADING
-        self._start = lineno
+        self._enter(_LEADING, lineno)
         self._seps = []
-        self._path, self._source = self._paths.find(lineno)
         # Live views of the leading anchor, old lines, new lines and trailing anchor.
         self._views = [LineView(self.lines, lineno), *(LineView.empty(self.lines) for _ in range(3))]
 
     def _abandon(self, message: str, lineno: int) -> ParseWarning:
-        self._state = _OUTSIDE
-        self._paths.reset_after_block(None, "none", lineno)
+        self._leave(lineno, kept=False)
         return ParseWarning(self._start, message, "edit-v2")
 
     def _emit(self, lineno: int) -> list[ParseItem]:
-        self._state = _OUTSIDE
-        self._paths.reset_after_block(self._path, self._source, lineno)
+        self._leave(lineno, kept=True)
         if not self._path:
             return [ParseWarning(self._start, "EDIT block has no file path; put the path on the line before '<<<<<<< EDIT'", "edit-v2")]
         bounds = [self._start, *self._seps, lineno]

@@ -19,7 +19,7 @@ from typing import ClassVar
 
 from ..models import EditBlock, ParseWarning
 from .base import EditFormat, LineParser, LineView, OpenBlock, ParseItem, text_of
-from .common import PathLookback
+from .common import MarkerParser
 
 START = re.compile(r"^\s*«{3}\s*EDIT\s*$")
 REPL = re.compile(r"^\s*═{3,}\s*REPL\s*$")
@@ -37,7 +37,7 @@ def split_common_prefix(edit: list[str], repl: list[str]) -> tuple[list[str], li
     return edit[:n], edit[n:], repl[n:]
 
 
-class EditV3Parser(LineParser):
+class EditV3Parser(MarkerParser):
     """Line state machine for ``««« EDIT`` blocks.
 
     It keeps the line numbers of a block's markers and takes its text from the line store.
@@ -46,21 +46,9 @@ class EditV3Parser(LineParser):
     wake = START
 
     def __init__(self) -> None:
-        self._state = _OUTSIDE
-        self._paths = PathLookback()
-        self.lines = self._paths.lines
-        self._start = 0
+        super().__init__()
         self._sep = 0
-        self._path: str | None = None
-        self._source = "none"
         self._views: tuple[LineView, LineView] | None = None
-
-    def bind(self, lines: list[str]) -> None:
-        super().bind(lines)
-        self._paths.lines = lines
-
-    def in_block(self) -> bool:
-        return self._state != _OUTSIDE
 
     def open_block(self) -> OpenBlock | None:
         if self._state == _OUTSIDE or self._views is None:
@@ -68,14 +56,11 @@ class EditV3Parser(LineParser):
         return OpenBlock(self._start, self._path, "edit-v3", *self._views)
 
     def _begin(self, lineno: int) -> None:
-        self._state = _EDIT
-        self._start = lineno
-        self._path, self._source = self._paths.find(lineno)
+        self._enter(_EDIT, lineno)
         self._views = (LineView(self.lines, lineno), LineView.empty(self.lines))
 
     def _abandon(self, message: str, lineno: int) -> ParseWarning:
-        self._state = _OUTSIDE
-        self._paths.reset_after_block(None, "none", lineno)
+        self._leave(lineno, kept=False)
         return ParseWarning(self._start, message, "edit-v3")
 
     def feed(self, line: str, lineno: int) -> list[ParseItem]:
@@ -108,8 +93,7 @@ class EditV3Parser(LineParser):
         return []
 
     def _emit(self, lineno: int) -> list[ParseItem]:
-        self._state = _OUTSIDE
-        self._paths.reset_after_block(self._path, self._source, lineno)
+        self._leave(lineno, kept=True)
         if not self._path:
             return [ParseWarning(self._start, "EDIT block has no file path; put the path on the line before '««« EDIT'", "edit-v3")]
         lines = self.lines

@@ -11,7 +11,7 @@ from typing import ClassVar
 
 from ..models import EditBlock, ParseWarning
 from .base import EditFormat, LineParser, LineView, OpenBlock, ParseItem, text_of
-from .common import PathLookback, choose_fence
+from .common import MarkerParser, choose_fence
 
 SEARCH = re.compile(r"^\s*<{5,9}\s*SEARCH\s*>?\s*$")
 DIVIDER = re.compile(r"^\s*={5,9}\s*$")
@@ -65,7 +65,7 @@ def _dialect(source: str, new_file: bool) -> str:
     return "diff-fenced" if source == "fenced" else "diff"
 
 
-class SearchReplaceParser(LineParser):
+class SearchReplaceParser(MarkerParser):
     """Line state machine for SEARCH/REPLACE blocks, ``### File:`` sections and NEW_FILE blocks.
 
     It keeps the line numbers of a block's markers and takes its text from the line store.
@@ -74,22 +74,10 @@ class SearchReplaceParser(LineParser):
     wake = re.compile(r"\s*(?:<{5,9}\s*(?:SEARCH|NEW_FILE)|>{5,9}\s*REPLACE)")
 
     def __init__(self) -> None:
-        self._state = _OUTSIDE
-        self._paths = PathLookback()
-        self.lines = self._paths.lines
-        self._start = 0
+        super().__init__()
         self._sep = 0
         self._more_seps: list[int] = []
-        self._path: str | None = None
-        self._source = "none"
         self._views: tuple[LineView, LineView] | None = None
-
-    def bind(self, lines: list[str]) -> None:
-        super().bind(lines)
-        self._paths.lines = lines
-
-    def in_block(self) -> bool:
-        return self._state != _OUTSIDE
 
     def open_block(self) -> OpenBlock | None:
         if self._state == _OUTSIDE or self._views is None:
@@ -100,9 +88,7 @@ class SearchReplaceParser(LineParser):
         return OpenBlock(self._start, self._path, _dialect(self._source, False), old, new)
 
     def _begin(self, state: int, lineno: int) -> None:
-        self._state = state
-        self._start = lineno
-        self._path, self._source = self._paths.find(lineno)
+        self._enter(state, lineno)
         # Live views of the block's texts: SEARCH grows until the divider, then REPLACE does.
         if state == _NEW_FILE:
             self._views = (LineView.empty(self.lines), LineView(self.lines, lineno))
@@ -110,8 +96,7 @@ class SearchReplaceParser(LineParser):
             self._views = (_SearchView(self.lines, lineno), LineView.empty(self.lines))
 
     def _emit(self, lineno: int, new_file: bool) -> list[ParseItem]:
-        self._state = _OUTSIDE
-        self._paths.reset_after_block(self._path, self._source, lineno)
+        self._leave(lineno, kept=True)
         if not self._path:
             return [ParseWarning(self._start, "edit block has no file path; put the path on the line before the block", "diff")]
         lines, start = self.lines, self._start
@@ -150,8 +135,7 @@ class SearchReplaceParser(LineParser):
         ]
 
     def _abandon(self, lineno: int, message: str) -> ParseWarning:
-        self._state = _OUTSIDE
-        self._paths.reset_after_block(None, "none", lineno)
+        self._leave(lineno, kept=False)
         return ParseWarning(self._start, message, "diff")
 
     def _restart(self, lineno: int, message: str) -> list[ParseItem]:
