@@ -29,6 +29,24 @@ from .workspace import (
 from .writing import Change, commit
 
 SKIP_AFTER_FAILURE = "previous edit to this file failed"
+
+
+@dataclass(frozen=True)
+class ApplyOptions:
+    """How an apply behaves (the keyword options of :func:`apply_edits` that reach the blocks)."""
+
+    dry_run: bool = False
+    git_add: bool = False
+    continue_after_failure: bool = False
+    match: str | None = None
+    atomic: bool = False
+    refuse_drift: bool = False
+    journal: bool = True
+    allow_delete: bool = True
+
+    def __post_init__(self) -> None:
+        if self.match is not None and self.match not in LEVELS:
+            raise ValueError(f"unknown match level {self.match!r}; use one of {', '.join(LEVELS)}")
 ALREADY_APPLIED = "already applied"
 
 
@@ -162,8 +180,7 @@ def apply_edits(
     Blocks that delete or move a file (``patch``, ``udiff``) do so in reply order, inside the
     root, recorded for undo like any write; with ``allow_delete=False`` they fail instead.
     """
-    if match is not None and match not in LEVELS:
-        raise ValueError(f"unknown match level {match!r}; use one of {', '.join(LEVELS)}")
+    options = ApplyOptions(dry_run, git_add, continue_after_failure, match, atomic, refuse_drift, journal, allow_delete)
     if isinstance(source, str):
         check_reply_size(source, max_reply_bytes)
         parsed = parse_response(source, format)
@@ -195,54 +212,17 @@ def apply_edits(
     workspace = Workspace(root, max_file_bytes=max_file_bytes)
     drift = DriftCheck(base, workspace) if base is not None else None
     with nullcontext() if dry_run else RootLock(workspace.root, timeout=lock_timeout):
-        return _apply(
-            parsed,
-            workspace,
-            dry_run=dry_run,
-            git_add=git_add,
-            continue_after_failure=continue_after_failure,
-            match=match,
-            atomic=atomic,
-            drift=drift,
-            refuse_drift=refuse_drift,
-            journal=journal,
-            allow_delete=allow_delete,
-        )
+        return _apply(parsed, workspace, options, drift)
 
 
-def _apply(
-    parsed: ParsedResponse,
-    workspace: Workspace,
-    *,
-    dry_run: bool,
-    git_add: bool,
-    continue_after_failure: bool,
-    match: str | None,
-    atomic: bool,
-    drift: DriftCheck | None,
-    refuse_drift: bool,
-    journal: bool,
-    allow_delete: bool = True,
-) -> ApplyResult:
+def _apply(parsed: ParsedResponse, workspace: Workspace, options: ApplyOptions, drift: DriftCheck | None) -> ApplyResult:
     result = ApplyResult(
         shell_suggestions=list(parsed.shell_suggestions),
         warnings=list(parsed.warnings),
         format=parsed.format,
-        dry_run=dry_run,
+        dry_run=options.dry_run,
     )
-    applier = BlockApplier(
-        workspace,
-        result,
-        dry_run=dry_run,
-        git_add=git_add,
-        continue_after_failure=continue_after_failure,
-        match=match,
-        atomic=atomic,
-        drift=drift,
-        refuse_drift=refuse_drift,
-        journal=journal,
-        allow_delete=allow_delete,
-    )
+    applier = BlockApplier(workspace, result, options, drift)
     for block in parsed.blocks:
         applier.add(block)
     return applier.write()
@@ -262,28 +242,13 @@ class BlockApplier:
         self,
         workspace: Workspace,
         result: ApplyResult,
-        *,
-        dry_run: bool,
-        git_add: bool,
-        continue_after_failure: bool,
-        match: str | None,
-        atomic: bool,
-        drift: DriftCheck | None,
-        refuse_drift: bool,
-        journal: bool,
-        allow_delete: bool = True,
+        options: ApplyOptions,
+        drift: DriftCheck | None = None,
     ) -> None:
         self.workspace = workspace
         self.result = result
-        self.dry_run = dry_run
-        self.git_add = git_add
-        self.continue_after_failure = continue_after_failure
-        self.match = match
-        self.atomic = atomic
+        self.options = options
         self.drift = drift
-        self.refuse_drift = refuse_drift
-        self.journal = journal
-        self.allow_delete = allow_delete
         self._states: dict[str, _FileState] = {}
         self._failed_files: set[str] = set()
         self._owners: dict[str, list[EditResult]] = {}
@@ -293,10 +258,10 @@ class BlockApplier:
         states, drift = self._states, self.drift
         snapshot = {p: (s.text, s.final_newline, s.deleted) for p, s in states.items()} if drift is not None else {}
         res = _apply_block(
-            block, self.workspace, states, self._failed_files, self.continue_after_failure, self.match, allow_delete=self.allow_delete
+            block, self.workspace, states, self._failed_files, self.options.continue_after_failure, self.options.match, allow_delete=self.options.allow_delete
         )
         if drift is not None:
-            _review_drift(res, block, states, snapshot, drift, self.refuse_drift)
+            _review_drift(res, block, states, snapshot, drift, self.options.refuse_drift)
         self.result.results.append(res)
         if res.status is EditStatus.FAILED:
             self._failed_files.add(res.file_path)
@@ -321,9 +286,9 @@ class BlockApplier:
             if not state.existed and path not in owners:
                 continue
             changes.append(Change(path, state.file, state.existed, state.original, new_text, owners.get(path, [])))
-        commit(workspace, changes, result, atomic=self.atomic, dry_run=self.dry_run, journal=self.journal)
+        commit(workspace, changes, result, atomic=self.options.atomic, dry_run=self.options.dry_run, journal=self.options.journal)
 
-        if self.git_add and not self.dry_run and result.files_modified:
+        if self.options.git_add and not self.options.dry_run and result.files_modified:
             error = workspace.git_add(result.files_modified)
             if error:
                 result.warnings.append(ParseWarning(0, f"git add: {error}"))

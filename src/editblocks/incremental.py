@@ -31,10 +31,9 @@ from itertools import chain
 from types import TracebackType
 from typing import Any
 
-from .apply import BlockApplier
+from .apply import ApplyOptions, BlockApplier
 from .drift import DriftCheck
 from .lock import DEFAULT_LOCK_TIMEOUT, RootLock
-from .matching import LEVELS
 from .models import ApplyResult, EditBlock, EditResult, EditStatus
 from .parsing import parse_response
 from .streaming import BlockCompleted, Event, StreamParser
@@ -106,25 +105,12 @@ class ApplyStream:
         lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
         allow_delete: bool = True,
     ) -> None:
-        if match is not None and match not in LEVELS:
-            raise ValueError(f"unknown match level {match!r}; use one of {', '.join(LEVELS)}")
+        options = ApplyOptions(dry_run, git_add, continue_after_failure, match, atomic, refuse_drift, journal, allow_delete)
         self.workspace = Workspace(root, max_file_bytes=max_file_bytes)
         drift = DriftCheck(base, self.workspace) if base is not None else None
         self.result = ApplyResult(format=format, dry_run=dry_run)
         """The results so far; complete after :meth:`write`."""
-        self._applier = BlockApplier(
-            self.workspace,
-            self.result,
-            dry_run=dry_run,
-            git_add=git_add,
-            continue_after_failure=continue_after_failure,
-            match=match,
-            atomic=atomic,
-            drift=drift,
-            refuse_drift=refuse_drift,
-            journal=journal,
-            allow_delete=allow_delete,
-        )
+        self._applier = BlockApplier(self.workspace, self.result, options, drift)
         self.parser = StreamParser(format)
         self.format = format
         self.max_reply_bytes = max_reply_bytes
