@@ -314,6 +314,52 @@ def test_scenario_replies_stream_like_they_parse() -> None:
         check_same(text, [data[i : i + 7] for i in range(0, len(data), 7)], None)
 
 
+def test_replies_streamed_a_line_at_a_time_report_every_line_of_progress() -> None:
+    # One line per chunk is how a quiet line's progress is reported without rereading the
+    # block's texts: each line must still land in the text it belongs to.
+    for text in [*_scenario_replies(), *OWN_REPLIES.values(), *KNOWN_REPLIES]:
+        lines = text.splitlines(keepends=True)
+        check_same(text, lines, None)
+        check_same(text, [line.encode("utf-8") for line in lines], None)
+
+
+HINTED = """src/a.py
+```
+<<<<<<< SEARCH
+:start_line:2
+first = 1
+second = 2
+=======
+first = 10
+second = 2
+>>>>>>> REPLACE
+```
+
+src/b.py
+```
+<<<<<<< SEARCH
+:start_line:7
+:end_line:8
+-------
+alpha
+beta
+=======
+alpha
+gamma
+>>>>>>> REPLACE
+```
+"""
+
+
+@pytest.mark.parametrize("size", [None, 1, 5])
+def test_line_hints_are_not_progress_of_the_searched_text(size: int | None) -> None:
+    chunks = HINTED.splitlines(keepends=True) if size is None else [HINTED[i : i + size] for i in range(0, len(HINTED), size)]
+    check_same(HINTED, chunks, None)
+    events, _ = run_stream(chunks)
+    old = [e.old_added for e in events if isinstance(e, BlockProgress) and e.reply_line == 3]
+    assert "".join(old) == "first = 1\nsecond = 2\n"
+
+
 # -- events as a reply arrives --------------------------------------------------------------------
 
 SIMPLE = "Intro.\n\nsrc/a.py\n```python\n<<<<<<< SEARCH\nx = 1\ny = 2\n=======\nx = 10\n>>>>>>> REPLACE\n```\nDone.\n"

@@ -11,6 +11,7 @@ import heapq
 import re
 from collections import Counter, deque
 from collections.abc import Iterable, Sequence
+from itertools import accumulate, chain, repeat
 from operator import attrgetter
 
 from .formats import detect_format, family_formats, get_format
@@ -21,8 +22,9 @@ from .models import EditBlock, ParsedResponse, ParseWarning
 
 DETECT_LINES = 2000
 """Lines of a reply without blocks that the format guess reads."""
-_LOUD_LINE = re.compile(r"^[^\S\n]*[<=>\-«═»+`~#*@]", re.MULTILINE)
-"""Where :data:`~editblocks.formats.common.LOUD` lines start, found in a whole text at once."""
+_LOUD_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*[<=>\-«═»+`~#*@]")
+"""The line ending before each :data:`~editblocks.formats.common.LOUD` line of a text that starts
+with a line ending (a pattern that starts with a literal character is searched at C speed)."""
 _INLINE_SHELL = re.compile(r"`((?:git rm|git mv|mkdir -p|rm -rf|rm -r|mv|cp|rmdir) [^`\n]+)`")
 
 
@@ -45,13 +47,14 @@ def parse_response(text: str, format: str | None = None) -> ParsedResponse:
     """
     if not isinstance(text, str):
         raise TypeError(f"parse_response expects the reply as str, not {type(text).__name__}")
-    return parse_lines(split_reply(text), format)
+    lines = split_reply(text)
+    return parse_lines(lines, format, _joined=text if "\r" not in text else None)
 
 
-def parse_lines(lines: Sequence[str], format: str | None = None) -> ParsedResponse:
+def parse_lines(lines: Sequence[str], format: str | None = None, *, _joined: str | None = None) -> ParsedResponse:
     """:func:`parse_response` on a reply already split into lines."""
     reader = ReplyReader(format)
-    reader.feed_lines(lines)
+    reader.feed_lines(lines, _joined=_joined)
     reader.close()
     parsed = reader.response()
     if parsed.format is None:
@@ -124,6 +127,8 @@ class ReplyReader:
         self._held: list[int] = []
         """Lines held back from dormant parsers (only lines a parser is fed)."""
         self._dormant = sum(1 for fam in self._families if fam.dormant)
+        self._awake = [fam for fam in self._families if not fam.dormant]
+        """The families fed every line, in family order."""
         self._any_wake = _combined_wake(self._families)
         """Matches a line that may wake any dormant parser (one test instead of one per parser)."""
         self._track = track_open
@@ -145,6 +150,10 @@ class ReplyReader:
         self._first_search = 0
         self._replaces = 0
         self._open: _Announced | None = None
+        self._route: tuple[int, int] | None = None
+        """How each quiet line grows the announced block's searched and replacing texts, when a
+        line since the last loud one showed it (see :meth:`feed_quiet_line`)."""
+        self._last_loud = 0
         # Announced blocks that completed and wait to settle: (family, start) -> (path, format, old, new seen).
         self._waiting: dict[tuple[int, int], tuple[str | None, str, int, int]] = {}
 
@@ -187,7 +196,7 @@ class ReplyReader:
         else:
             self._hold(n, n)
 
-    def feed_lines(self, lines: Sequence[str]) -> None:
+    def feed_lines(self, lines: Sequence[str], *, _joined: str | None = None) -> None:
         """Read the next complete lines of the reply (without their line endings).
 
         Lines no parser reacts to (see :data:`~editblocks.formats.common.LOUD`) go to the line
@@ -198,14 +207,7 @@ class ReplyReader:
         if len(lines) < 16:
             loud_at = [k for k, line in enumerate(lines) if LOUD.match(line)]
         else:
-            text = "\n".join(lines)
-            loud_at = []
-            k = pos = 0
-            for m in _LOUD_LINE.finditer(text):
-                off = m.start()
-                k += text.count("\n", pos, off)
-                pos = off
-                loud_at.append(k)
+            loud_at = _loud_indexes(lines, _joined)
         i = 0
         for k in loud_at:
             if k > i:
@@ -244,27 +246,25 @@ class ReplyReader:
             held.append([first, last])
 
     def _loud(self, line: str, n: int) -> None:
+        self._route = None
+        self._last_loud = n
         if "<<<<<" in line or ">>>>>" in line:
             self._count_marker(line)
-        self._hold(n, n)
-        limit = n + 1
-        ann = self._open
         if self._dormant:
             self._held.append(n)
-        may_wake = self._dormant and self._any_wake.match(line) is not None
-        for fam in self._families:
+            if self._any_wake.match(line) is not None:
+                self._wake_for(line)
+        limit = n + 1
+        ann = self._open
+        for fam in self._awake:
             parser = fam.parser
-            if fam.dormant:
-                if not may_wake or not parser.wake.match(line):  # type: ignore[union-attr]
-                    continue
-                self._wake(fam)
             items = parser.feed(line, n)
             if parser.in_block():
                 start = fam.start
                 if start is None or items:
-                    block = parser.open_block()
-                    if block is not None:
-                        start = fam.start = block.start
+                    opened = parser.open_start()
+                    if opened is not None:
+                        start = fam.start = opened
                     elif start is None:
                         start = fam.start = n
                     # else: a parser that cannot tell keeps the earlier start, which is safe.
@@ -276,8 +276,18 @@ class ReplyReader:
                 self._collect(fam, items)
             if ann is not None and ann.family is fam and fam.start != ann.block.start:
                 self._announced_ended(items)
-        self._settle(limit)
-        self._idle = limit == n + 1 and not self._unsettled
+        if limit > n and not self._unsettled and not self._candidates and not self._pending_warnings:
+            # Outside every block with nothing waiting: the line settles at once.
+            self._idle = True
+            found = self._shell.feed(line, False)
+            if found:
+                self._shell_found(found)
+        else:
+            self._hold(n, n)
+            held = self._unsettled
+            if self._candidates or self._pending_warnings or held[0][0] < limit:
+                self._settle(limit)
+            self._idle = limit > n and not held
         if self._track and self._open is None:
             self._announce()
 
@@ -286,10 +296,9 @@ class ReplyReader:
         if self.closed:
             return
         self.closed = True
+        self._route = None
         n = self.line_count
-        for fam in self._families:
-            if fam.dormant:
-                continue  # never woken: it has nothing open (see LineParser.wake)
+        for fam in self._awake:  # a family never woken has nothing open (see LineParser.wake)
             items = fam.parser.close(n)
             fam.start = None
             if items:
@@ -329,22 +338,71 @@ class ReplyReader:
     def report_progress(self) -> None:
         """Report the lines added to the announced open block since its last report (track mode)."""
         ann = self._open
-        if ann is None or ann.store_len == len(self.lines):
+        stored = len(self.lines)
+        if ann is None or ann.store_len == stored:
             return
-        ann.store_len = len(self.lines)
+        one_quiet_line = ann.store_len == stored - 1 and self._last_loud != stored
+        ann.store_len = stored
         block = ann.block
         old, new = block.old, block.new
         n_old, n_new = len(old), len(new)
         if n_old > ann.old_seen or n_new > ann.new_seen:
+            grew = (n_old - ann.old_seen, n_new - ann.new_seen)
             old_added = "\n".join(old[ann.old_seen :]) + "\n" if n_old > ann.old_seen else ""
             new_added = "\n".join(new[ann.new_seen :]) + "\n" if n_new > ann.new_seen else ""
             ann.old_seen, ann.new_seen = n_old, n_new
+            if one_quiet_line and grew in _ROUTES:
+                # The block's texts grow by this line; so they will by each quiet line until the
+                # next line a parser is fed (see feed_quiet_line).
+                self._route = grew
             self.progress(block.path, block.format, block.start, old_added, new_added)
+
+    def feed_quiet_line(self, line: str) -> bool:
+        """Read the next line and report its progress at once, when the line is quiet and the
+        announced block's texts are known to grow by it (track mode); else read nothing and
+        return False, and the caller uses :meth:`feed_line` and :meth:`report_progress`.
+
+        Quiet lines are not fed to the parsers, so between two loud lines the store is all that
+        grows: each quiet line extends the same texts of the open block as the one before it.
+        """
+        route = self._route
+        if route is None or LOUD.match(line) is not None:
+            return False  # (a closed reader has no route either)
+        self.lines.append(line)
+        n = self.line_count = self.line_count + 1
+        held = self._unsettled  # a block is open: the line waits to settle
+        if held and held[-1][1] == n - 1:
+            held[-1][1] = n
+        else:
+            held.append([n, n])
+        ann = self._open
+        assert ann is not None
+        ann.store_len = n
+        ann.old_seen += route[0]
+        ann.new_seen += route[1]
+        text = line + "\n"
+        block = ann.block
+        self.progress(block.path, block.format, block.start, text if route[0] else "", text if route[1] else "")
+        return True
 
     # -- internals ----------------------------------------------------------------
 
+    def _wake_for(self, line: str) -> None:
+        """A line that may wake dormant parsers arrived: wake those it does (see :meth:`_wake`)."""
+        woken = False
+        for fam in self._families:
+            if fam.dormant and fam.parser.wake.match(line):  # type: ignore[union-attr]
+                self._wake(fam)
+                woken = True
+        if woken:
+            self._awake = [fam for fam in self._families if not fam.dormant]
+            self._any_wake = _combined_wake([fam for fam in self._families if fam.dormant])
+            if not self._dormant:
+                self._held = []
+
     def _wake(self, fam: _Family) -> None:
-        """A dormant parser's start marker arrived: feed it the lines held back until now."""
+        """A dormant parser's start marker arrived: feed it the lines held back until now (the
+        line that woke it is fed next, with the awake parsers)."""
         fam.dormant = False
         self._dormant -= 1
         parser = fam.parser
@@ -353,8 +411,6 @@ class ReplyReader:
             items = parser.feed(lines[m - 1], m)
             if items:
                 self._collect(fam, items)
-        if not self._dormant:
-            self._held = []
 
     def _count_marker(self, line: str) -> None:
         # Seed 004's balance check counts the markers on every line, inside blocks or not.
@@ -480,6 +536,20 @@ class ReplyReader:
             return
         self._open = _Announced(leader, block)
         self.started(block.path, block.format, block.start)
+
+
+_ROUTES = frozenset({(1, 0), (0, 1), (1, 1)})
+
+
+def _loud_indexes(lines: Sequence[str], joined: str | None) -> list[int]:
+    """Indexes of the :data:`~editblocks.formats.common.LOUD` lines, found by one C-speed scan.
+
+    ``joined`` may give the lines already joined by line endings (with or without a final one).
+    """
+    text = "\n" + (joined if joined is not None else "\n".join(lines))
+    offsets = [m.start() for m in _LOUD_AFTER_NEWLINE.finditer(text)]
+    # The line index of each offset is the number of line endings before it.
+    return list(accumulate(map(text.count, repeat("\n"), chain((0,), offsets), offsets)))
 
 
 def _combined_wake(families: list[_Family]) -> re.Pattern[str]:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from .models import EditBlock, ParsedResponse, ParseWarning
 from .parsing import ReplyReader
@@ -191,24 +191,27 @@ class StreamParser:
         if kind is bytes and mode == _BYTES:
             # Bytes are split into lines before decoding: b"\n" never occurs inside a UTF-8
             # character, so each decoded run of lines ends on a character boundary.
-            data = cast(bytes, chunk)
+            data: bytes = chunk  # type: ignore[assignment]
             end = data.rfind(b"\n")
             if end < 0:
                 self._tail.append(data)
                 return []
             return self._byte_lines(data, end)
         if kind is str and mode == _STR:
-            text = cast(str, chunk)
-            if "\n" not in text:
-                self._tail.append(text)
+            piece: str = chunk  # type: ignore[assignment]
+            end = piece.rfind("\n")
+            if end < 0:
+                self._tail.append(piece)
                 return []
-            lines = text.split("\n")
-            if self._tail:
-                self._tail.append(lines[0])
-                lines[0] = "".join(self._tail)
-            last = lines.pop()
-            self._tail = [last] if last else []
-            return self._read(lines)
+            tail = self._tail
+            if tail:
+                tail.append(piece[: end + 1])
+                text = "".join(tail)
+            else:
+                text = piece[: end + 1]
+            rest = piece[end + 1 :]
+            self._tail = [rest] if rest else []
+            return self._complete_lines(text)
         if mode == _CLOSED:
             raise ValueError("feed() after close()")
         if isinstance(chunk, str):
@@ -243,32 +246,43 @@ class StreamParser:
         self._mode = _STR
 
     def _byte_lines(self, chunk: bytes, end: int) -> list[Event]:
-        self._tail.append(chunk[: end + 1])
-        lines = b"".join(self._tail).decode("utf-8", "replace").split("\n")
-        lines.pop()  # the empty text after the last line ending
+        tail = self._tail
+        if tail:
+            tail.append(chunk[: end + 1])
+            text = b"".join(tail).decode("utf-8", "replace")
+        else:
+            text = chunk[: end + 1].decode("utf-8", "replace")
         if self._prefix:
-            lines[0] = self._prefix + lines[0]
+            text = self._prefix + text
             self._prefix = ""
         rest = chunk[end + 1 :]
         self._tail = [rest] if rest else []
+        return self._complete_lines(text)
+
+    def _complete_lines(self, text: str) -> list[Event]:
+        """Read ``text``, complete lines that end with a line ending."""
+        if text.find("\n") == len(text) - 1:
+            # One line, the usual case for small chunks.
+            return self._read_one(text[:-2] if text.endswith("\r\n") else text[:-1])
+        lines = text.split("\n")
+        lines.pop()  # the empty text after the last line ending
         return self._read(lines)
 
-    def _read(self, lines: list[str]) -> list[Event]:
-        """Read complete lines (each may still end in the CR of a CRLF)."""
+    def _read_one(self, line: str) -> list[Event]:
+        """Read one complete line (without its line ending)."""
         reader = self._reader
-        if len(lines) == 1:
-            line = lines[0]
-            reader.feed_line(line[:-1] if line.endswith("\r") else line)
-        else:
-            if any(line.endswith("\r") for line in lines):
-                lines = [line[:-1] if line.endswith("\r") else line for line in lines]
-            reader.feed_lines(lines)
-        reader.report_progress()
-        events = reader.events
-        if events:
-            reader.events = []
-            return events
-        return []
+        if not reader.feed_quiet_line(line):
+            reader.feed_line(line)
+            reader.report_progress()
+        return self._drain()
+
+    def _read(self, lines: list[str]) -> list[Event]:
+        """Read several complete lines (each may still end in the CR of a CRLF)."""
+        if any(line.endswith("\r") for line in lines):
+            lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+        self._reader.feed_lines(lines)
+        self._reader.report_progress()
+        return self._drain()
 
     def partial(self) -> PartialBlock | None:
         """The announced block still being written, with all its text so far, or None."""

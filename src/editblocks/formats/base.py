@@ -175,6 +175,12 @@ class LineParser(ABC):
         """
         return None
 
+    def open_start(self) -> int | None:
+        """The line the unfinished block started on, or None: ``open_block().start``, which a
+        parser may know without building the :class:`OpenBlock`."""
+        block = self.open_block()
+        return block.start if block is not None else None
+
 
 class EditFormat(ABC):
     """One edit format: how to parse it, recognise it, write it and prompt for it."""

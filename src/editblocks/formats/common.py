@@ -271,6 +271,9 @@ class MarkerParser(LineParser):
     def in_block(self) -> bool:
         return self._state != 0
 
+    def open_start(self) -> int | None:
+        return self._start if self._state != 0 else None
+
     def _enter(self, state: int, lineno: int) -> None:
         """A block starts on ``lineno``: find its path."""
         self._state = state

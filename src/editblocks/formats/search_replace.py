@@ -27,6 +27,8 @@ def start_line_hint(lines: list[str], lo: int, hi: int) -> tuple[int | None, int
     """Roo's ``:start_line:N`` (and ``:end_line:N``) lines opening SEARCH, which spans lines
     ``lo:hi`` (0-based) of the store, with the ``-------`` line after them: (N or None, how many
     lines they take). Without a hint line a ``-------`` line is content."""
+    if lo >= hi or ":" not in lines[lo]:
+        return None, 0
     k, hint = lo, None
     while k < hi:
         m = LINE_HINT.match(lines[k])
@@ -45,16 +47,32 @@ def start_line_hint(lines: list[str], lo: int, hi: int) -> tuple[int | None, int
 class _SearchView(LineView):
     """The live view of SEARCH without Roo's hint lines (which are not text to search for)."""
 
-    __slots__ = ()
+    __slots__ = ("_final_skip",)
+
+    def __init__(self, lines: list[str], lo: int, hi: int | None = None) -> None:
+        super().__init__(lines, lo, hi)
+        self._final_skip = -1
+        """How many hint lines open the view, once a line after them makes that final."""
 
     def _skip(self) -> int:
-        return start_line_hint(self._lines, self._lo, self._end())[1]
+        if self._final_skip >= 0:
+            return self._final_skip
+        end = self._end()
+        skip = start_line_hint(self._lines, self._lo, end)[1]
+        if self._lo + skip < end or self._hi is not None:
+            self._final_skip = skip
+        return skip
 
     def __len__(self) -> int:
         return max(0, LineView.__len__(self) - self._skip())
 
     def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
-        return LineView(self._lines, self._lo + self._skip(), self._end())[index]
+        lo = self._lo + self._skip()
+        if isinstance(index, slice):
+            start, stop, step = index.indices(max(0, self._end() - lo))
+            return self._lines[lo + start : lo + stop : step]
+        return LineView(self._lines, lo, self._end())[index]
+
 
 _OUTSIDE, _SEARCH, _REPLACE, _NEW_FILE = range(4)
 
@@ -104,8 +122,10 @@ class SearchReplaceParser(MarkerParser):
         balanced = False
         if new_file:
             old, new = "", text_of(lines, start, lineno - 1)
+            raw = f"{lines[start - 1]}\n{new}{lines[lineno - 1]}\n"
         else:
             old, new = text_of(lines, start, self._sep - 1), text_of(lines, self._sep, lineno - 1)
+            raw = f"{lines[start - 1]}\n{old}{lines[self._sep - 1]}\n{new}{lines[lineno - 1]}\n"
             others = list(self._more_seps)
             if others and len(others) % 2 == 0 and start + 1 < self._sep:
                 # As many '=======' lines before a separator as after it: the edit of underlined text.
@@ -127,7 +147,7 @@ class SearchReplaceParser(MarkerParser):
                 format=_dialect(self._source, new_file),
                 line_number=start,
                 end_line=lineno,
-                raw_block=text_of(lines, start - 1, lineno),
+                raw_block=raw,
                 new_file=new_file,
                 other_splits=splits,
                 split_balanced=balanced,
@@ -148,40 +168,48 @@ class SearchReplaceParser(MarkerParser):
     def feed(self, line: str, lineno: int) -> list[ParseItem]:
         if self.owns_lines:
             self.store(line, lineno)
+        # Every marker holds a run of five '<', '=' or '>': a plain substring test rules most
+        # lines out before any pattern is tried.
         state = self._state
         if state == _OUTSIDE:
-            if SEARCH.match(line):
-                self._begin(_SEARCH, lineno)
-            elif NEW_FILE_START.match(line):
-                self._begin(_NEW_FILE, lineno)
-            elif REPLACE.match(line) and "REPLACE" in line:
+            if "<<<<<" in line:
+                if SEARCH.match(line):
+                    self._begin(_SEARCH, lineno)
+                    return []
+                if NEW_FILE_START.match(line):
+                    self._begin(_NEW_FILE, lineno)
+                    return []
+            elif ">>>>>" in line and REPLACE.match(line) and "REPLACE" in line:
                 return [ParseWarning(lineno, "'>>>>>>> REPLACE' without a '<<<<<<< SEARCH' before it", "diff")]
-            else:
-                self._paths.note(line, lineno)
+            self._paths.note(line, lineno)
             return []
         if state == _SEARCH:
-            if DIVIDER.match(line):
-                self._state = _REPLACE
-                self._sep = lineno
-                self._more_seps = []
-                if self._views is not None:
-                    self._views[0].stop(lineno - 1)
-                    self._views[1].follow(lineno)
-            elif SEARCH.match(line):
-                return self._restart(lineno, f"SEARCH block has no '=======' separator before the next block at line {lineno}; block ignored")
-            elif REPLACE.match(line):
+            if "=====" in line:
+                if DIVIDER.match(line):
+                    self._state = _REPLACE
+                    self._sep = lineno
+                    self._more_seps = []
+                    if self._views is not None:
+                        self._views[0].stop(lineno - 1)
+                        self._views[1].follow(lineno)
+            elif "<<<<<" in line:
+                if SEARCH.match(line):
+                    return self._restart(lineno, f"SEARCH block has no '=======' separator before the next block at line {lineno}; block ignored")
+            elif ">>>>>" in line and REPLACE.match(line):
                 return [self._abandon(lineno, f"SEARCH block is missing its '=======' separator (reached '>>>>>>> REPLACE' at line {lineno}); block ignored")]
             return []
         if state == _REPLACE:
-            if REPLACE.match(line):
-                return self._emit(lineno, new_file=False)
-            if SEARCH.match(line):
-                return self._restart(lineno, f"block is not closed with '>>>>>>> REPLACE' before the next block at line {lineno}; block ignored")
-            if DIVIDER.match(line):
+            if ">>>>>" in line:
+                if REPLACE.match(line):
+                    return self._emit(lineno, new_file=False)
+            elif "<<<<<" in line:
+                if SEARCH.match(line):
+                    return self._restart(lineno, f"block is not closed with '>>>>>>> REPLACE' before the next block at line {lineno}; block ignored")
+            elif "=====" in line and DIVIDER.match(line):
                 self._more_seps.append(lineno)
             return []
         # _NEW_FILE
-        if NEW_FILE_END.match(line):
+        if ">>>>>" in line and NEW_FILE_END.match(line):
             return self._emit(lineno, new_file=True)
         return []
 
