@@ -10,6 +10,10 @@ What it measures (best of several runs, wall clock and CPU):
   timing: cutting is the sender's work, not the parser's.
 * **stream str/7** - the same with 7-character ``str`` chunks.
 * **stream bytes/4096** - large chunks, as a network read delivers them.
+* **one chunk** - the whole reply fed at once: the streaming engine's own work, events included.
+* **floor** - the same 7-byte chunks fed to a ``feed`` that only keeps them: what the
+  interpreter charges for the calls themselves. Floor plus one chunk is a lower bound for any
+  parser fed 7-byte chunks; it shows how much of the target the per-call cost leaves.
 
 The target (issue 5): streaming in 7-byte chunks costs at most 2x the one-shot parse, judged
 on CPU time (wall time is shown too; on a busy machine it also measures waiting for a CPU).
@@ -84,6 +88,34 @@ def stream(chunks: Sequence[bytes | str]) -> list[object]:
     return events
 
 
+class BufferOnly:
+    """A ``feed`` that only keeps the chunks: the interpreter's cost of one call per chunk, the
+    floor under any parser that is fed the reply in small pieces."""
+
+    def __init__(self) -> None:
+        self.tail: list[bytes | str] = []
+
+    def feed(self, chunk: bytes | str) -> list[object]:
+        self.tail.append(chunk)
+        return []
+
+
+def buffer_only(chunks: Sequence[bytes | str]) -> list[object]:
+    """The loop of :func:`stream` around :class:`BufferOnly`."""
+    parser = BufferOnly()
+    events: list[object] = []
+    feed = parser.feed
+    for chunk in chunks:
+        events += feed(chunk)
+    return events
+
+
+def one_chunk(text: str) -> list[object]:
+    """The whole reply as one chunk: the streaming engine with its events, without per-chunk calls."""
+    parser = StreamParser()
+    return parser.feed(text) + parser.close()
+
+
 def measure(fns: dict[str, Callable[[], object]], runs: int) -> dict[str, tuple[float, float]]:
     """(wall, cpu) seconds of the fastest run of each function; the runs are interleaved so that
     a change in machine load affects every function alike."""
@@ -138,10 +170,13 @@ def main(argv: list[str] | None = None) -> int:
         "stream bytes, 7-byte chunks": lambda: stream(chunks7),
         "stream str, 7-char chunks": lambda: stream(chunks7s),
         "stream bytes, 4096-byte chunks": lambda: stream(chunks4k),
+        "stream, the reply as one chunk": lambda: one_chunk(text),
+        "floor: feed() only buffers, 7 B": lambda: buffer_only(chunks7),
         "half reply, 7-byte chunks": lambda: stream(half_chunks),
     }
     counts = {"one-shot parse_response": 1, "stream bytes, 7-byte chunks": len(chunks7), "stream str, 7-char chunks": len(chunks7s),
-              "stream bytes, 4096-byte chunks": len(chunks4k), "half reply, 7-byte chunks": len(half_chunks)}
+              "stream bytes, 4096-byte chunks": len(chunks4k), "stream, the reply as one chunk": 1,
+              "floor: feed() only buffers, 7 B": len(chunks7), "half reply, 7-byte chunks": len(half_chunks)}
     times = measure(fns, runs)
     one_wall, one_cpu = times["one-shot parse_response"]
     print(f"\n{'':32} {'wall s':>8} {'cpu s':>8} {'x one-shot':>11} {'cpu MB/s':>9} {'cpu µs/chunk':>13}")
@@ -160,6 +195,13 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"target: streaming in 7-byte chunks costs <= {TARGET_RATIO:g}x the one-shot parse: "
         f"{ratio:.2f}x cpu ({wall7 / one_wall:.2f}x wall) -> {verdict}"
+    )
+    floor_cpu = times["floor: feed() only buffers, 7 B"][1]
+    engine_cpu = times["stream, the reply as one chunk"][1]
+    print(
+        f"floor: the calls alone cost {floor_cpu / one_cpu:.2f}x the one-shot parse; with the engine's own work "
+        f"(the reply as one chunk, {engine_cpu / one_cpu:.2f}x) no parser fed 7-byte chunks can cost less than "
+        f"{(floor_cpu + engine_cpu) / one_cpu:.2f}x"
     )
 
     if args.profile:
