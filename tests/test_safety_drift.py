@@ -126,3 +126,41 @@ def test_cli_base_dir_notes_drift_and_refuse_drift_fails(root: Path, tmp_path: P
 
     alone = _cli("apply", str(reply), "--root", str(root), "--refuse-drift")
     assert alone.returncode == 2 and "--base-dir" in alone.stderr
+
+
+def test_cli_base_dir_works_on_a_piped_reply(root: Path, tmp_path: Path) -> None:
+    base = tmp_path / "seen"
+    base.mkdir()
+    write_tree(base, {"m.py": SEEN})
+    write_tree(root, {"m.py": NOW})
+    text = sr("m.py", "def g():\n    return 2\n", "def g():\n    return 20\n")
+    args = [sys.executable, "-m", "editblocks", "apply", "-", "--root", str(root), "--base-dir", str(base), "--json"]
+
+    refused = subprocess.run([*args, "--refuse-drift"], input=text, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 1
+    assert "changed since the model saw it" in refused.stdout
+    assert (root / "m.py").read_text() == NOW
+
+    applied = subprocess.run(args, input=text, capture_output=True, text=True, timeout=60)
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert "had changed since the model saw it" in applied.stdout
+    assert (root / "m.py").read_text() == NOW.replace("return 2\n", "return 20\n")
+
+
+def test_folder_base_reads_only_the_files_blocks_need(root: Path, tmp_path: Path) -> None:
+    from editblocks.drift import FolderBase
+
+    base = tmp_path / "seen"
+    base.mkdir()
+    write_tree(base, {"m.py": SEEN, "other.py": "x = 1\n"})
+    write_tree(root, {"m.py": NOW, "new.py": "y = 1\n"})
+    folder = FolderBase(base)
+    with editblocks.ApplyStream(root, base=folder, refuse_drift=True, dry_run=True) as stream:
+        stream.feed(sr("m.py", "    return 1\n", "    return 10\n") + sr("new.py", "y = 1\n", "y = 2\n"))
+        stream.close()
+        result = stream.write()
+    drifted, unseen = result.results
+    assert drifted.status is EditStatus.FAILED and "changed since the model saw it" in str(drifted.reason)
+    assert unseen.status is EditStatus.APPLIED  # not in the folder: not checked for drift
+    assert set(folder._read) == {"m.py", "new.py"}  # other.py was never read
+    assert dict(folder) == {"m.py": SEEN.encode(), "other.py": b"x = 1\n"}

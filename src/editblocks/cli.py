@@ -15,7 +15,7 @@ from rich.console import Console
 
 from . import __version__
 from .apply import apply_edits
-from .drift import base_from_folder
+from .drift import FolderBase
 from .journal import history as undo_history
 from .journal import undo as undo_last
 from .formats import FORMATS
@@ -140,7 +140,8 @@ def apply(
         raise UsageError("--refuse-drift needs --base-dir (the files as the model saw them)")
     if base_dir is not None and not Path(base_dir).is_dir():
         raise UsageError(f"base folder not found: {base_dir}")
-    if reply == "-" and base_dir is None:
+    base = None if base_dir is None else FolderBase(base_dir)
+    if reply == "-":
         # Standard input is applied as it arrives: each block as soon as it is complete.
         from .cli_live import apply_stdin
 
@@ -158,6 +159,8 @@ def apply(
                 match=match_level,
                 atomic=atomic,
                 allow_delete=not no_delete,
+                base=base,
+                refuse_drift=refuse_drift,
             )
         )
     text = _read_reply(reply, int(max_reply_mb * 1024 * 1024))
@@ -178,7 +181,7 @@ def apply(
             continue_after_failure=continue_after_failure,
             match=match_level,
             atomic=atomic,
-            base=None if base_dir is None else base_from_folder(base_dir, [b.file_path for b in parsed.blocks]),
+            base=base,
             refuse_drift=refuse_drift,
             max_reply_bytes=int(max_reply_mb * 1024 * 1024),
             max_file_bytes=int(max_file_mb * 1024 * 1024),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from .textfile import TextFile
@@ -24,11 +24,56 @@ _HASH = re.compile(r"^(?:sha256:)?([0-9a-fA-F]{64})$")
 BaseContent = str | bytes | None
 
 
+class FolderBase(Mapping[str, BaseContent]):
+    """``base`` for :func:`editblocks.apply_edits` and :class:`editblocks.ApplyStream`: a folder
+    holding the files as the model saw them, each read when a block first needs it.
+
+    A path that is not a file in the folder (or not a valid path) is not checked for drift.
+    Iterating lists the folder's files, which only a caller that wants them all needs.
+    """
+
+    def __init__(self, folder: str | Path) -> None:
+        self._workspace = Workspace(folder)
+        self._read: dict[str, bytes | None] = {}
+
+    def lookup(self, path: str) -> bytes | None:
+        """The bytes of ``path`` in the folder, or None when it holds no such file."""
+        if path not in self._read:
+            try:
+                data: bytes | None = self._workspace.read_bytes(self._workspace.normalize(path))[1]
+            except WorkspaceError:
+                data = None
+            self._read[path] = data
+        return self._read[path]
+
+    def __getitem__(self, path: str) -> bytes:
+        data = self.lookup(path)
+        if data is None:
+            raise KeyError(path)
+        return data
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and self.lookup(path) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        root = self._workspace.root
+        for file in sorted(root.rglob("*")):
+            if file.is_file() and ".git" not in file.relative_to(root).parts:
+                yield file.relative_to(root).as_posix()
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 class DriftCheck:
     """Compares files as read with what the model saw."""
 
     def __init__(self, base: Mapping[str, BaseContent], workspace: Workspace) -> None:
         self._base: dict[str, BaseContent] = {}
+        self._folder = base if isinstance(base, FolderBase) else None
+        self._cache: dict[str, str | None] = {}
+        if self._folder is not None:
+            return  # read path by path (see knows)
         for path, content in base.items():
             try:
                 rel = workspace.normalize(str(path))
@@ -37,14 +82,18 @@ class DriftCheck:
             if content is not None and not isinstance(content, (str, bytes)):
                 raise ValueError(f"base[{path!r}] must be text, bytes, a SHA-256 or None, not {type(content).__name__}")
             self._base[rel] = content
-        self._cache: dict[str, str | None] = {}
 
     def knows(self, path: str) -> bool:
+        if path not in self._base and self._folder is not None:
+            data = self._folder.lookup(path)
+            if data is None:
+                return False
+            self._base[path] = data
         return path in self._base
 
     def drift(self, path: str, file: TextFile | None) -> str | None:
         """How ``file`` (None: absent) differs from what the model saw, or None when it does not."""
-        if path not in self._base:
+        if not self.knows(path):
             return None
         if path in self._cache:
             return self._cache[path]
@@ -85,20 +134,3 @@ def occurrences(text: str, needle: str, limit: int = 2) -> int:
         count += 1
         pos = padded.find(target, pos + 1)
     return count
-
-
-def base_from_folder(folder: str | Path, paths: list[str]) -> dict[str, BaseContent]:
-    """``base`` for :func:`editblocks.apply_edits` from a folder holding the files as the model saw them.
-
-    Only ``paths`` (the paths of a reply's blocks) are looked up; a path that is not a file in
-    ``folder``, or not a valid path, is not checked for drift.
-    """
-    base_ws = Workspace(folder)
-    base: dict[str, BaseContent] = {}
-    for path in paths:
-        try:
-            rel = base_ws.normalize(path)
-            base[rel] = base_ws.read_bytes(rel)[1]
-        except WorkspaceError:
-            continue
-    return base
