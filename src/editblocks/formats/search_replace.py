@@ -98,20 +98,27 @@ class SearchReplaceParser(MarkerParser):
         self._views: tuple[LineView, LineView] | None = None
 
     def open_block(self) -> OpenBlock | None:
-        if self._state == _OUTSIDE or self._views is None:
+        state = self._state
+        if state == _OUTSIDE:
             return None
+        if self._views is None:
+            # Live views of the block's texts, made when first asked for (a reply parsed in one
+            # go never asks): SEARCH grows until the divider, then REPLACE does.
+            lines, start = self.lines, self._start
+            if state == _NEW_FILE:
+                self._views = (LineView.empty(lines), LineView(lines, start))
+            elif state == _SEARCH:
+                self._views = (_SearchView(lines, start), LineView.empty(lines))
+            else:
+                self._views = (_SearchView(lines, start, self._sep - 1), LineView(lines, self._sep))
         old, new = self._views
-        if self._state == _NEW_FILE:
+        if state == _NEW_FILE:
             return OpenBlock(self._start, self._path, _dialect(self._source, True), (), new)
         return OpenBlock(self._start, self._path, _dialect(self._source, False), old, new)
 
     def _begin(self, state: int, lineno: int) -> None:
         self._enter(state, lineno)
-        # Live views of the block's texts: SEARCH grows until the divider, then REPLACE does.
-        if state == _NEW_FILE:
-            self._views = (LineView.empty(self.lines), LineView(self.lines, lineno))
-        else:
-            self._views = (_SearchView(self.lines, lineno), LineView.empty(self.lines))
+        self._views = None
 
     def _emit(self, lineno: int, new_file: bool) -> list[ParseItem]:
         self._leave(lineno, kept=True)
