@@ -252,6 +252,50 @@ def test_udiff_render_uses_hints_as_line_numbers() -> None:
     assert [(b.hint_line, b.old_lines) for b in blocks_of(text, "udiff")] == [(3, "a\nb\n"), (20, "x\n")]
 
 
+NO_EOL = "\\ No newline at end of file\n"
+
+
+@pytest.mark.parametrize(
+    ("before", "hunk", "after"),
+    [
+        # The new text ends without a newline: the file does too.
+        ("a\nb\n", " a\n-b\n+c\n" + NO_EOL, "a\nc"),
+        # The old text had none and the new one has: the file gains it.
+        ("a\nb", " a\n-b\n" + NO_EOL + "+c\n", "a\nc\n"),
+        # Neither has one.
+        ("a\nb", " a\n-b\n" + NO_EOL + "+c\n" + NO_EOL, "a\nc"),
+        # A kept last line without one stays without.
+        ("a\nb", "-a\n+z\n b\n" + NO_EOL, "z\nb"),
+    ],
+    ids=["drops", "adds", "keeps-without", "context"],
+)
+def test_udiff_no_newline_at_end_of_file_is_honoured(tmp_path: Path, before: str, hunk: str, after: str) -> None:
+    reply = f"```diff\n--- a/f.txt\n+++ b/f.txt\n@@ ... @@\n{hunk}```\n"
+    result, files = apply_to(tmp_path, {"f.txt": before}, reply)
+    assert result.ok, result.results
+    assert files["f.txt"] == after
+    (block,) = blocks_of(reply)
+    assert block.no_final_newline == (not after.endswith("\n"))
+    rendered = get_format("udiff").render(block)
+    assert rendered.count("No newline at end of file") == (1 if block.no_final_newline else 0)
+    (again,) = blocks_of(rendered)
+    assert (again.old_lines, again.new_lines, again.no_final_newline) == (block.old_lines, block.new_lines, block.no_final_newline)
+
+
+def test_udiff_new_file_without_final_newline(tmp_path: Path) -> None:
+    reply = "```diff\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n" + NO_EOL + "```\n"
+    result, files = apply_to(tmp_path, {}, reply)
+    assert result.ok and files["new.txt"] == "one\ntwo"
+
+
+def test_no_final_newline_mark_mid_file_changes_nothing_else(tmp_path: Path) -> None:
+    # The mark claims the hunk ends the file, but its text is in the middle: the edit is made,
+    # and the lines after it keep their newlines.
+    reply = "```diff\n--- a/f.txt\n+++ b/f.txt\n@@ ... @@\n a\n-b\n+c\n" + NO_EOL + "```\n"
+    result, files = apply_to(tmp_path, {"f.txt": "a\nb\nz\n"}, reply)
+    assert result.ok and files["f.txt"] == "a\nc\nz\n"
+
+
 # -- whole ---------------------------------------------------------------------------------------
 
 WHOLE = """src/a.py

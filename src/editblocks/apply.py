@@ -327,7 +327,7 @@ def _apply_block(
                     return res
                 raise _Failure(f"file exists: {path}; use an edit with an anchor to change it")
             state.text = block.replace_text
-            state.final_newline = True
+            state.final_newline = not block.no_final_newline
             res.strategy = "create"
             res.estimated_line = 1
         else:
@@ -375,7 +375,7 @@ def _apply_block(
                 return res
             if found.note:
                 res.notes.append(found.note)
-            _splice(state, found)
+            _splice(state, found, block.no_final_newline)
         if block.move_to is not None:
             _move(block, res, path, workspace, states, state)
         res.status = EditStatus.APPLIED
@@ -386,15 +386,16 @@ def _apply_block(
     return res
 
 
-def _splice(state: _FileState, match: Match) -> None:
+def _splice(state: _FileState, match: Match, no_final_newline: bool = False) -> None:
     touches_end = match.end >= len(state.text)
     text = state.text
     state.text = "".join((text[: match.start], match.replacement, text[match.end :]))
     # The text before the edit is unchanged: later line numbers can be counted from here.
     remember_line(state.text, match.start, match.line)
     if touches_end:
-        # The edit changed the last line: the file ends with a newline from now on.
-        state.final_newline = True
+        # The edit changed the last line: the file ends with a newline from now on, unless the
+        # block says it ends without one.
+        state.final_newline = not no_final_newline
 
 
 def _resolve(block: EditBlock, workspace: Workspace, states: dict[str, _FileState]) -> tuple[str, str | None]:

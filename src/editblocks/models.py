@@ -57,6 +57,9 @@ class EditBlock:
     """The block moves (renames) the file to this path."""
     whole_file: bool = False
     """``new_lines`` is the complete new content of the file, which it replaces (or creates)."""
+    no_final_newline: bool = False
+    """When the replacing text ends the file, the file ends without a final newline (a unified
+    diff's ``\\ No newline at end of file`` after its last kept or added line)."""
     other_splits: tuple[tuple[str, str], ...] = ()
     """Other readings of a block with several ``=======`` lines: (old, new) when another one is
     the separator. A line of the file can look like a separator (an .rst underline); which one

@@ -114,7 +114,10 @@ class _Section:
 
 
 class _Hunk:
-    __slots__ = ("start", "old_start", "old_count", "new_count", "old", "new", "blanks", "maybe_header", "maybe_pair", "last", "has_context")
+    __slots__ = (
+        "start", "old_start", "old_count", "new_count", "old", "new", "blanks", "maybe_header", "maybe_pair", "last",
+        "has_context", "new_tail", "no_eol",
+    )
 
     def __init__(self, start: int, old_start: int | None, old_count: int | None, new_count: int | None) -> None:
         self.start = start
@@ -132,6 +135,10 @@ class _Hunk:
         removed and an added line)."""
         self.last = start
         self.has_context = False
+        self.new_tail = False
+        """The last hunk line read was a kept or added line (one of the new text)."""
+        self.no_eol = False
+        """``\\ No newline at end of file`` followed the new text's last line."""
 
     def counts_met(self) -> bool:
         return self.old_count is not None and self.new_count is not None and len(self.old) >= self.old_count and len(self.new) >= self.new_count
@@ -362,6 +369,7 @@ class UdiffParser(LineParser):
                 # Hunk lines follow: '-- x' was removed and '++ y' added.
                 hunk.old.append(minus[1:])
                 hunk.new.append(plus[1:])
+                hunk.new_tail, hunk.no_eol = True, False
                 hunk.last = at_plus
             else:
                 self._next_file(at, minus, plus)
@@ -374,6 +382,7 @@ class UdiffParser(LineParser):
                 hunk.maybe_pair = (at, minus, n, line)
                 return
             hunk.old.append(minus[1:])
+            hunk.new_tail = False
             hunk.last = at
         first = line[:1]
         if first == "" or (not line.strip() and first != " "):
@@ -394,18 +403,25 @@ class UdiffParser(LineParser):
                 hunk.old.append("")
                 hunk.new.append("")
                 hunk.has_context = True
+                hunk.new_tail, hunk.no_eol = True, False
             hunk.blanks = []
             if first == " ":
                 hunk.old.append(line[1:])
                 hunk.new.append(line[1:])
                 hunk.has_context = True
+                hunk.new_tail, hunk.no_eol = True, False
             elif first == "-":
                 if line.startswith("--- ") or line.startswith("---\t"):
                     hunk.maybe_header = (n, line)
                     return
                 hunk.old.append(line[1:])
+                hunk.new_tail = False
             elif first == "+":
                 hunk.new.append(line[1:])
+                hunk.new_tail, hunk.no_eol = True, False
+            elif hunk.new_tail:
+                # '\ No newline at end of file' after a line of the new text: the file ends there.
+                hunk.no_eol = True
             hunk.last = n
             return
         if line.startswith("@@") and HUNK.match(line):
@@ -466,7 +482,7 @@ class UdiffParser(LineParser):
                 section.bad = True
                 self._warn(hunk.start, f"the diff creates {path}, but its hunk at line {hunk.start} removes or keeps lines; section ignored")
                 return
-            self._emit(self._block(path, start, end, new_lines=new, new_file=True))
+            self._emit(self._block(path, start, end, new_lines=new, new_file=True, no_final_newline=hunk.no_eol))
             return
         hint = None
         if hunk.old_start is not None and hunk.old_start > 0:
@@ -474,7 +490,7 @@ class UdiffParser(LineParser):
         section.delta += len(new) - len(old)
         if not old:
             if hunk.old_start == 0:
-                self._emit(self._block(path, start, end, new_lines=new))
+                self._emit(self._block(path, start, end, new_lines=new, no_final_newline=hunk.no_eol))
             else:
                 section.refused = hunk.start
                 self._warn(
@@ -484,7 +500,9 @@ class UdiffParser(LineParser):
                 )
             return
         move_to = section.move_to if last and not section.refused else None
-        self._emit(self._block(path, start, end, old_lines=old, new_lines=new, hint_line=hint, move_to=move_to))
+        self._emit(
+            self._block(path, start, end, old_lines=old, new_lines=new, hint_line=hint, move_to=move_to, no_final_newline=hunk.no_eol)
+        )
         if move_to is not None:
             section.move_to = None
 
@@ -572,7 +590,8 @@ def render_section(blocks: list[EditBlock], numbered: bool = True) -> str:
         return body
     if first.is_create and not first.search_text and first.move_to is None:
         new = _split(first.replace_text)
-        return f"--- {DEV_NULL}\n+++ b/{path}\n@@ -0,0 +1,{len(new)} @@\n" + "".join("+" + x + "\n" for x in new)
+        body = f"--- {DEV_NULL}\n+++ b/{path}\n@@ -0,0 +1,{len(new)} @@\n" + "".join("+" + x + "\n" for x in new)
+        return body + (NO_NEWLINE if first.no_final_newline and new else "")
     last = blocks[-1]
     target = last.move_to or path
     head = ""
@@ -591,8 +610,23 @@ def render_section(blocks: list[EditBlock], numbered: bool = True) -> str:
         else:
             out.append("@@ ... @@\n")
         delta += len(new) - len(old)
-        out.extend(x + "\n" for x in hunk_lines(old, new))
+        lines = hunk_lines(old, new)
+        out.extend(x + "\n" for x in lines)
+        if block.no_final_newline:
+            _mark_no_newline(out, len(lines))
     return "".join(out)
+
+
+NO_NEWLINE = "\\ No newline at end of file\n"
+
+
+def _mark_no_newline(out: list[str], count: int) -> None:
+    """Put the no-final-newline mark after the new text's last line among the ``count`` hunk lines
+    that end ``out``."""
+    for k in range(len(out) - 1, len(out) - 1 - count, -1):
+        if out[k][:1] in (" ", "+"):
+            out.insert(k + 1, NO_NEWLINE)
+            return
 
 
 def group_sections(blocks: Iterable[EditBlock]) -> list[list[EditBlock]]:
