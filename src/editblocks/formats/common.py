@@ -157,6 +157,8 @@ def _names_other_file(line: str, path: str) -> bool:
 
 
 LOUD = re.compile(r"\s*[<=>\-«═»+`~#*@]")
+_FENCE_OR_HEADING = re.compile(r"\s*[`~<#]")
+"""How every fence (backticks, tildes, tags) and heading starts: other lines need no look."""
 """Lines that may matter to a parser start (after white space) with one of these characters:
 every marker, fence and heading does. Other lines are only content, or path candidates read
 back from the line store."""
@@ -180,6 +182,8 @@ class PathLookback:
 
     def note(self, line: str, lineno: int) -> None:
         """Record a fence or heading line seen outside any block."""
+        if _FENCE_OR_HEADING.match(line) is None:
+            return
         hp = heading_path(line)
         if hp:
             self.previous, self.previous_source = hp, "heading"
