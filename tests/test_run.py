@@ -222,6 +222,31 @@ def test_a_reply_without_blocks(project: Path, chat: ChatServer) -> None:
     assert len(chat.requests) == 1
 
 
+# -- --no-delete ---------------------------------------------------------------------------------------
+
+
+DELETE_README = "The readme is out of date; I'll remove it.\n\n*** Begin Patch\n*** Delete File: README.md\n*** End Patch\n"
+REFUSED = "deleting files is not allowed in this apply (no-delete); README.md is left where it is"
+
+
+def test_no_delete_refuses_a_deletion_and_tells_the_model_why(project: Path, chat: ChatServer) -> None:
+    chat.script(DELETE_README, "Understood, README.md stays.")
+    args = ("run", "Remove the readme.", "README.md", "--root", str(project), "--model", "scripted", "--format", "patch")
+    code, out = cli(*args, "--no-delete", "--max-retries", "1")
+    assert code == 1, out
+    assert (project / "README.md").read_text() == "Stats helpers.\n"
+    assert "==> block 1 README.md: failed" in out
+    assert "still not applied: README.md" in out and REFUSED in out
+    # The correction request tells the model why its block was refused.
+    assert len(chat.requests) == 2
+    assert REFUSED in chat.requests[1]["messages"][-1]["content"]
+    # Without --no-delete the same reply deletes the file.
+    chat.script(DELETE_README)
+    code, out = cli(*args)
+    assert code == 0, out
+    assert not (project / "README.md").exists()
+
+
 # -- configuration errors -----------------------------------------------------------------------------
 
 
@@ -259,12 +284,12 @@ def test_base_url_option_overrides_the_variable(project: Path, chat: ChatServer,
 # -- Ctrl-C and the review page -------------------------------------------------------------------------
 
 
-def _spawn(project: Path, chat: ChatServer, *args: str) -> subprocess.Popen[bytes]:
+def _spawn(project: Path, chat: ChatServer, *args: str, stderr: int = subprocess.STDOUT) -> subprocess.Popen[bytes]:
     env = dict(os.environ, OPENAI_API_KEY="test-key", OPENAI_BASE_URL=chat.url, COLUMNS="200", EDITBLOCKS_NO_BROWSER="1")
     return subprocess.Popen(
         [sys.executable, "-m", "editblocks", "run", "Make it safe.", "stats.py", "--root", str(project), "--model", "scripted", *args],
         stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
+        stderr=stderr,
         env=env,
     )
 
@@ -310,3 +335,48 @@ def test_review_streams_the_reply_into_the_browser_view(project: Path, chat: Cha
     assert "==> block 1 stats.py: applied" in text and "==> block 2 stats.py: failed" in text
     assert len(chat.requests) == 1  # no retries: the person applies from the page
     assert read_tree(project) == before
+
+
+def _post_json(url: str, data: dict) -> dict:
+    request = urllib.request.Request(url, json.dumps(data).encode(), {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def test_review_with_no_delete_refuses_the_deletion_on_the_page_too(project: Path, chat: ChatServer) -> None:
+    chat.script(DELETE_README)
+    proc = _spawn(project, chat, "--review", "--no-delete", "--format", "patch", "--json", stderr=subprocess.PIPE)
+    try:
+        out, err = _Lines(proc.stdout), _Lines(proc.stderr)
+        line = err.wait_for("Review and apply the blocks at")  # with --json, standard output is the summary alone
+        url = line.split(" at ", 1)[1].split()[0]
+        with urllib.request.urlopen(url + "api/reviews/live", timeout=10) as response:
+            view = json.loads(response.read())
+        [shown] = view["blocks"]
+        assert (shown["status"], shown["reason"]) == ("failed", REFUSED)
+        # Pressing Apply on the page does not delete the file either.
+        applied = _post_json(url + "api/reviews/live/apply", {"all": True})
+        assert applied["applied"]["counts"] == {"applied": 0, "failed": 1, "skipped": 0}
+        assert (project / "README.md").read_text() == "Stats helpers.\n"
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=20)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert code == 1, err.lines
+    summary = json.loads("\n".join(out.rest()))
+    assert [(f["file_path"], f["reason"]) for f in summary["failed"]] == [("README.md", REFUSED)]
+
+
+def test_review_refuses_the_options_it_would_ignore(project: Path, chat: ChatServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_page(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the review page was started")
+
+    monkeypatch.setattr("editblocks.web.server.ReviewServer", no_page)
+    chat.script(GOOD)
+    base = ("run", "Make it safe.", "stats.py", "--root", str(project), "--model", "scripted", "--review")
+    code, out = cli(*base, "--dry-run")
+    assert code == 2 and "--review cannot be combined with --dry-run" in out
+    code, out = cli(*base, "--max-retries", "2", "--dry-run")
+    assert code == 2 and "--review cannot be combined with --max-retries, --dry-run" in out
+    assert chat.requests == []  # refused before asking the model

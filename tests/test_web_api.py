@@ -24,7 +24,7 @@ from editblocks.web.highlight import char_changes, diff_rows, render_line, token
 from editblocks.web.server import ReviewServer  # noqa: E402
 
 from .helpers import sr, write_tree  # noqa: E402
-from .webdata import CART, FIXED_README_BLOCK, README, REPLY, SCRIPT_REPLY, STALE_README_BLOCK, make_project, tree  # noqa: E402
+from .webdata import CART, FIXED_README_BLOCK, README, REPLY, SCRIPT_REPLY, STALE_README_BLOCK, TOTAL_BLOCK, make_project, tree  # noqa: E402
 
 
 @pytest.fixture
@@ -381,6 +381,38 @@ def test_other_host_names_are_refused_for_reads_too(client: TestClient) -> None:
         assert client.get(path, headers={"Host": "attacker.example:8765"}).status_code == 403
 
 
+# -- refusing deletes and moves (--no-delete) ---------------------------------------------------------
+
+
+DELETE_AND_MOVE = (
+    TOTAL_BLOCK
+    + "\nThe notes are obsolete, and the readme belongs in docs/.\n\n"
+    + "*** Begin Patch\n*** Delete File: notes.txt\n*** Update File: README.md\n*** Move to: docs/README.md\n"
+    + "@@\n-# shop\n+# the shop\n*** End Patch\n"
+)
+
+
+def test_no_delete_previews_deletes_and_moves_as_failed_and_apply_keeps_the_files(client: TestClient, project: Path) -> None:
+    # The page without the option proposes to delete and to move.
+    assert by_status(new_review(client, DELETE_AND_MOVE)) == ["will_apply", "will_apply", "will_apply"]
+    refusing = TestClient(create_app(project, allow_delete=False, allowed_hosts=["testserver"]), base_url="http://testserver")
+    assert refusing.get("/api/state").json()["allow_delete"] is False
+    view = new_review(refusing, DELETE_AND_MOVE)
+    assert by_status(view) == ["will_apply", "failed", "failed"]
+    _, delete, move = view["blocks"]
+    assert delete["reason"] == "deleting files is not allowed in this apply (no-delete); notes.txt is left where it is"
+    assert move["reason"] == "moving files is not allowed in this apply (no-delete); README.md is left where it is"
+    assert view["summary"]["files_pending"] == ["shop/cart.py"]
+    # Accepting the deletion on its own, or everything, writes no deletion or move.
+    one = refusing.post(f"/api/reviews/{view['id']}/apply", json={"blocks": [1]})
+    assert one.status_code == 200 and one.json()["applied"]["counts"] == {"applied": 0, "failed": 1, "skipped": 0}
+    rest = refusing.post(f"/api/reviews/{view['id']}/apply", json={"all": True}).json()
+    assert rest["applied"]["files"] == ["shop/cart.py"]
+    assert by_status(rest["view"]) == ["applied", "failed", "failed"]
+    assert sorted(tree(project)) == ["README.md", "notes.txt", "shop/cart.py"]  # nothing deleted or moved
+    assert (project / "README.md").read_text() == README and "discount=0.0" in (project / "shop/cart.py").read_text()
+
+
 # -- the live reply ------------------------------------------------------------------------------
 
 
@@ -543,6 +575,60 @@ def test_serve_refuses_a_missing_root_and_a_busy_port(tmp_path: Path) -> None:
         assert result.exit_code == 2 and "cannot start the review page" in result.output
     finally:
         server.socket.close()
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
+    """The options ``run_review`` is started with by the commands; no server is started."""
+    calls: list[dict] = []
+    monkeypatch.setattr("editblocks.web.server.run_review", lambda root, **options: calls.append(options))
+    return calls
+
+
+@pytest.mark.parametrize(
+    "options, refused",
+    [
+        (["--json"], "--json"),
+        (["--atomic", "--dry-run"], "--dry-run, --atomic"),
+        (["--base-dir", "{project}", "--refuse-drift", "--no-diff"], "--no-diff, --base-dir, --refuse-drift"),
+        (["--max-reply-mb", "1"], "--max-reply-mb"),
+    ],
+)
+def test_apply_review_refuses_the_options_the_page_would_ignore(
+    project: Path, served: list[dict], options: list[str], refused: str
+) -> None:
+    from click.testing import CliRunner
+
+    from editblocks.cli import main
+
+    (project / "reply.md").write_text(REPLY)
+    args = ["apply", "--review", str(project / "reply.md"), "--root", str(project)]
+    result = CliRunner().invoke(main, [*args, *(o.format(project=project) for o in options)])
+    assert result.exit_code == 2, result.output
+    assert f"--review cannot be combined with {refused}" in result.stderr
+    assert served == []  # no page was started
+
+
+def test_review_commands_pass_no_delete_and_their_other_options_to_the_page(project: Path, served: list[dict]) -> None:
+    from click.testing import CliRunner
+
+    from editblocks.cli import main
+
+    (project / "reply.md").write_text(REPLY)
+    reply, root = str(project / "reply.md"), str(project)
+    runner = CliRunner()
+    result = runner.invoke(
+        main, ["apply", "--review", reply, "--root", root, "--no-delete", "--match", "exact", "--git-add", "--continue-after-failure"]
+    )
+    assert result.exit_code == 0, result.output
+    assert runner.invoke(main, ["apply", "--review", reply, "--root", root]).exit_code == 0
+    assert runner.invoke(main, ["serve", reply, "--root", root, "--no-delete"]).exit_code == 0
+    assert [(c["allow_delete"], c["match"], c["git_add"], c["continue_after_failure"]) for c in served] == [
+        (False, "exact", True, True),
+        (True, None, False, False),
+        (False, None, False, False),
+    ]
+    assert all(c["reply_text"] == REPLY for c in served)
 
 
 def test_live_reply_decodes_bytes_split_inside_a_character() -> None:

@@ -11,6 +11,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 from rich.console import Console
 
 from . import __version__
@@ -73,6 +74,23 @@ _format_option = click.option(
     help="Edit format of the reply (default: detect per block).",
 )
 
+_no_delete_option = click.option(
+    "--no-delete", is_flag=True, help="Refuse blocks that delete or move files (patch, udiff); they fail with the reason."
+)
+
+
+def _refuse_with_review(*names: str) -> None:
+    """``--review`` leaves the writing to the review page: the options named (parameter names)
+    that it does not honour are refused when given, rather than silently ignored."""
+    ctx = click.get_current_context()
+    given = [
+        max(param.opts, key=len)
+        for param in ctx.command.params
+        if param.name in names and ctx.get_parameter_source(param.name) not in (None, ParameterSource.DEFAULT)
+    ]
+    if given:
+        raise UsageError(f"--review cannot be combined with {', '.join(given)}")
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="editblocks")
@@ -106,8 +124,13 @@ def main() -> None:
 @click.option("--refuse-drift", is_flag=True, help="With --base-dir: fail the blocks of files that changed since the model saw them.")
 @click.option("--max-reply-mb", type=click.FloatRange(min=0, min_open=True), default=50, show_default=True, help="Refuse larger replies.")
 @click.option("--max-file-mb", type=click.FloatRange(min=0, min_open=True), default=20, show_default=True, help="Refuse to edit larger files.")
-@click.option("--review", is_flag=True, help="Instead of applying, serve this reply on the review page (a piped reply is shown as it arrives); needs editblocks[web].")
-@click.option("--no-delete", is_flag=True, help="Refuse blocks that delete or move files (patch, udiff); they fail with the reason.")
+@click.option(
+    "--review",
+    is_flag=True,
+    help="Instead of applying, serve this reply on the review page (a piped reply is shown as it arrives); "
+    "with --root, --format, --match, --continue-after-failure, --git-add and --no-delete only; needs editblocks[web].",
+)
+@_no_delete_option
 def apply(
     reply: str,
     root: str,
@@ -134,7 +157,12 @@ def apply(
     if not Path(root).is_dir():
         raise UsageError(f"root folder not found: {root}")
     if review:
-        _serve_review(root, reply, None, None, fmt, match_level, continue_after_failure, git_add, None)
+        _refuse_with_review(
+            "dry_run", "as_json", "no_diff", "atomic", "base_dir", "refuse_drift", "max_reply_mb", "max_file_mb"
+        )
+        _serve_review(
+            root, reply, None, None, fmt, match_level, continue_after_failure, git_add, None, allow_delete=not no_delete
+        )
         return
     if refuse_drift and base_dir is None:
         raise UsageError("--refuse-drift needs --base-dir (the files as the model saw them)")
@@ -338,7 +366,17 @@ def undo(root: str, as_list: bool, as_json: bool) -> None:
     help="How tolerant locating edits is (default: fuzzy for SEARCH/REPLACE, exact for edit-v2/v3); ast: fuzzy, then a SEARCH that is one whole definition placed by its name (needs editblocks[ast]).",
 )
 @click.option("--open/--no-open", "open_browser", default=False, help="Open the page in a browser.")
-def serve(reply: str | None, root: str, host: str, port: int | None, fmt: str | None, match_level: str | None, open_browser: bool) -> None:
+@_no_delete_option
+def serve(
+    reply: str | None,
+    root: str,
+    host: str,
+    port: int | None,
+    fmt: str | None,
+    match_level: str | None,
+    open_browser: bool,
+    no_delete: bool = False,
+) -> None:
     """Review edits in the browser: a local page to paste a reply into, see every block's status
     and diff, and apply, cancel or undo.
 
@@ -347,7 +385,7 @@ def serve(reply: str | None, root: str, host: str, port: int | None, fmt: str | 
     """
     if not Path(root).is_dir():
         raise UsageError(f"root folder not found: {root}")
-    _serve_review(root, reply, host, port, fmt, match_level, False, False, open_browser)
+    _serve_review(root, reply, host, port, fmt, match_level, False, False, open_browser, allow_delete=not no_delete)
 
 
 def _serve_review(
@@ -360,6 +398,8 @@ def _serve_review(
     continue_after_failure: bool,
     git_add: bool,
     open_browser: bool | None,
+    *,
+    allow_delete: bool = True,
 ) -> None:
     """Run the review page (``serve`` and ``apply --review``) until Ctrl-C."""
     from .web import missing_dependency
@@ -388,6 +428,7 @@ def _serve_review(
             match=match_level,
             continue_after_failure=continue_after_failure,
             git_add=git_add,
+            allow_delete=allow_delete,
             browser=open_browser,
             echo=lambda line: click.echo(line, err=False),
         )
@@ -474,15 +515,16 @@ def prompt(files: tuple[str, ...], fmt: str, root: str, read_only: tuple[str, ..
 @click.option("--model", default=None, help="Model name (default: $EDITBLOCKS_MODEL).")
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (default: $OPENAI_BASE_URL, else OpenAI's).")
 @click.option("--api-key", default=None, help="API key (default: $OPENAI_API_KEY; prefer the variable, a command line is visible to other users).")
-@click.option("--max-retries", type=click.IntRange(min=0), default=3, show_default=True, help="How often failed blocks are sent back for corrections.")
-@click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
+@click.option("--max-retries", type=click.IntRange(min=0), default=3, show_default=True, help="How often failed blocks are sent back for corrections (not with --review).")
+@click.option("--dry-run", is_flag=True, help="Show what would change; write nothing (not with --review).")
 @click.option("--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder FILES are read and edited under.")
 @click.option("--read-only", "read_only", multiple=True, metavar="FILE", help="A file the model may read but not edit (repeatable).")
 @click.option("--match", "match_level", type=click.Choice(["exact", "tolerant", "fuzzy", "ast"]), default=None, help="How tolerant locating edits is.")
 @click.option("--review", is_flag=True, help="Stream the reply into the review page and apply from there (nothing written here); needs editblocks[web].")
 @click.option("--no-diff", is_flag=True, help="Do not print the diffs at the end.")
 @click.option("--json", "as_json", is_flag=True, help="Print only the summary, as JSON.")
-def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, base_url: str | None, api_key: str | None, max_retries: int, dry_run: bool, root: str, read_only: tuple[str, ...], match_level: str | None, review: bool, no_diff: bool, as_json: bool) -> None:
+@_no_delete_option
+def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, base_url: str | None, api_key: str | None, max_retries: int, dry_run: bool, root: str, read_only: tuple[str, ...], match_level: str | None, review: bool, no_diff: bool, as_json: bool, no_delete: bool = False) -> None:
     """Ask a model for REQUEST (- reads it from standard input) on FILES, apply its edit blocks
     as they arrive, and send failed blocks back for corrections.
 
@@ -494,10 +536,14 @@ def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, b
     """
     from .cli_live import run_command
 
+    if review:
+        # The page applies the blocks, once, when the person says so: no retries, no dry run here.
+        _refuse_with_review("max_retries", "dry_run")
     sys.exit(
         run_command(
             request, files, root=root, fmt=fmt, model=model, base_url=base_url, api_key=api_key, max_retries=max_retries,
             dry_run=dry_run, read_only=read_only, match=match_level, review=review, no_diff=no_diff, as_json=as_json,
+            allow_delete=not no_delete,
         )
     )
 

@@ -158,8 +158,10 @@ def run_command(
     review: bool,
     no_diff: bool,
     as_json: bool,
+    allow_delete: bool = True,
 ) -> int:
-    """``editblocks run``: returns the exit status."""
+    """``editblocks run``: returns the exit status. ``allow_delete=False`` (``--no-delete``) fails
+    the blocks that delete or move files, here and on the review page."""
     from .run import MODEL_ENV, ReplyChunk, RoundFinished, RunError, make_client, run_request
 
     if not Path(root).is_dir():
@@ -188,7 +190,7 @@ def run_command(
         from .web.server import ReviewServer
 
         try:
-            server = ReviewServer(root, format=fmt, match=match).start()
+            server = ReviewServer(root, format=fmt, match=match, allow_delete=allow_delete).start()
         except (OSError, RuntimeError) as exc:
             raise _usage_error(f"cannot start the review page: {exc}") from None
         # Nothing is written here: the person applies the blocks from the page.
@@ -220,6 +222,7 @@ def run_command(
             dry_run=dry_run,
             read_only=[_under_root(root, f) for f in read_only],
             match=match,
+            allow_delete=allow_delete,
             on_event=on_event,
         )
     except (WorkspaceError, ValueError) as exc:
@@ -235,7 +238,10 @@ def run_command(
     if server is not None:
         server.finish()
         if not summary.interrupted and summary.error is None:
-            console.print(f"Review and apply the blocks at {server.url} ; press Ctrl-C to stop.")
+            # With --json, standard output holds the summary alone.
+            (Console(stderr=True, highlight=False) if as_json else console).print(
+                f"Review and apply the blocks at {server.url} ; press Ctrl-C to stop."
+            )
             try:
                 while True:
                     time.sleep(3600)

@@ -405,6 +405,7 @@ def run_request(
     summaries: str | Mapping[str, str] | None = None,
     match: str | None = None,
     continue_after_failure: bool = False,
+    allow_delete: bool = True,
     client: Any = None,
     request_options: Mapping[str, Any] | None = None,
     on_event: Callable[[RunEvent], Any] | None = None,
@@ -416,7 +417,8 @@ def run_request(
     and ``base_url`` (default: the ``OPENAI_API_KEY`` and ``OPENAI_BASE_URL`` environment
     variables). ``model`` defaults to ``EDITBLOCKS_MODEL``. ``request_options`` are passed to
     the chat-completions call (e.g. ``{"temperature": 0}``). ``on_event`` sees everything as it
-    happens (:data:`RunEvent`), for a live display.
+    happens (:data:`RunEvent`), for a live display. ``allow_delete=False`` fails the blocks that
+    delete or move files (``patch``, ``udiff``) instead of applying them; the model is told why.
 
     Raises :class:`RunError` when the ``openai`` library, the key or the model is missing, and
     :class:`editblocks.workspace.WorkspaceError` when a file cannot be read for the prompt. An
@@ -439,6 +441,7 @@ def run_request(
         "dry_run": dry_run,
         "match": match,
         "continue_after_failure": continue_after_failure,
+        "allow_delete": allow_delete,
     }
 
     try:

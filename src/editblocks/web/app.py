@@ -64,6 +64,7 @@ class AppState:
         match: str | None = None,
         continue_after_failure: bool = False,
         git_add: bool = False,
+        allow_delete: bool = True,
         allowed_hosts: list[str] | None = None,
     ) -> None:
         self.root = Workspace(root).root
@@ -71,6 +72,7 @@ class AppState:
         self.match = match
         self.continue_after_failure = continue_after_failure
         self.git_add = git_add
+        self.allow_delete = allow_delete
         self.allowed_hosts = {h.lower() for h in (allowed_hosts or ["127.0.0.1", "localhost"])}
         self.reviews: OrderedDict[str, Review] = OrderedDict()
         self.live = LiveReply(format)
@@ -88,6 +90,7 @@ class AppState:
             match=match,
             continue_after_failure=self.continue_after_failure,
             git_add=self.git_add,
+            allow_delete=self.allow_delete,
         )
         with self._lock:
             self.reviews[review.id] = review
@@ -136,6 +139,7 @@ class AppState:
                     match=self.match,
                     continue_after_failure=self.continue_after_failure,
                     git_add=self.git_add,
+                    allow_delete=self.allow_delete,
                     review_id=LIVE_ID,
                     parse=False,
                 )
@@ -281,6 +285,7 @@ async def get_state(request: Request) -> Response:
             "root": str(state.root),
             "format": state.format,
             "match": state.match,
+            "allow_delete": state.allow_delete,
             "formats": list(FORMATS),
             "match_levels": list(LEVELS),
             "live": {"active": live.active, "done": live.done, "session": live.session},
@@ -442,12 +447,14 @@ def create_app(
     match: str | None = None,
     continue_after_failure: bool = False,
     git_add: bool = False,
+    allow_delete: bool = True,
     allowed_hosts: list[str] | None = None,
 ) -> Starlette:
     """The review application for the files under ``root``.
 
     ``allowed_hosts`` are the ``Host`` header values the server answers to (``host:port``);
-    the page's own origin is ``http://`` one of them.
+    the page's own origin is ``http://`` one of them. ``allow_delete=False``: blocks that
+    delete or move files fail, in the preview and when applied.
     """
     state = AppState(
         root,
@@ -455,6 +462,7 @@ def create_app(
         match=match,
         continue_after_failure=continue_after_failure,
         git_add=git_add,
+        allow_delete=allow_delete,
         allowed_hosts=allowed_hosts,
     )
     static = StaticFiles(directory=str(Path(str(resources.files("editblocks.web") / "static"))))

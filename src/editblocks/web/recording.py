@@ -75,11 +75,17 @@ def apply_recorded(
     match: str | None = None,
     continue_after_failure: bool = False,
     git_add: bool = False,
+    allow_delete: bool = True,
 ) -> tuple[ApplyResult, int | None]:
     """Apply ``blocks`` for real; returns the result and the id of its journal entry (None: not recorded)."""
     last = last_entry_id(root)
     result = apply_edits(
-        list(blocks), root, match=match, continue_after_failure=continue_after_failure, git_add=git_add
+        list(blocks),
+        root,
+        match=match,
+        continue_after_failure=continue_after_failure,
+        git_add=git_add,
+        allow_delete=allow_delete,
     )
     if not result.files_modified:
         return result, None

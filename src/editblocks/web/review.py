@@ -114,6 +114,7 @@ class Review:
         match: str | None = None,
         continue_after_failure: bool = False,
         git_add: bool = False,
+        allow_delete: bool = True,
         review_id: str | None = None,
         parse: bool = True,
     ) -> None:
@@ -123,6 +124,7 @@ class Review:
         self.match = match
         self.continue_after_failure = continue_after_failure
         self.git_add = git_add
+        self.allow_delete = allow_delete
         self.revision = 0
         self.done = True
         self._lock = threading.RLock()
@@ -207,6 +209,7 @@ class Review:
             dry_run=True,
             match=self.match,
             continue_after_failure=self.continue_after_failure,
+            allow_delete=self.allow_delete,
         )
 
     def _block_rows(self, blocks: list[EditBlock], dry: ApplyResult) -> list[list[dict[str, Any]] | None]:
@@ -397,6 +400,7 @@ class Review:
                 match=self.match,
                 continue_after_failure=self.continue_after_failure,
                 git_add=self.git_add,
+                allow_delete=self.allow_delete,
             )
             batch = _Batch(
                 number=len(self._batches) + 1,

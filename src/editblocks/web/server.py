@@ -77,6 +77,7 @@ class ReviewServer:
         match: str | None = None,
         continue_after_failure: bool = False,
         git_add: bool = False,
+        allow_delete: bool = True,
     ) -> None:
         if port is None:
             try:
@@ -95,6 +96,7 @@ class ReviewServer:
             match=match,
             continue_after_failure=continue_after_failure,
             git_add=git_add,
+            allow_delete=allow_delete,
             allowed_hosts=_host_names(host, self.port),
         )
         self.state: AppState = self.app.state.editblocks
@@ -188,12 +190,14 @@ def run_review(
     match: str | None = None,
     continue_after_failure: bool = False,
     git_add: bool = False,
+    allow_delete: bool = True,
     browser: bool | None = None,
     echo: Callable[[str], None] = print,
 ) -> None:
     """Serve the review page until Ctrl-C, showing ``reply_text``, or a reply read from
     ``reply_stream`` as it arrives. ``browser``: True opens one, None opens one when a desktop
-    is there, False never does."""
+    is there, False never does. ``allow_delete=False``: blocks that delete or move files fail,
+    in the preview and when applied."""
     server = ReviewServer(
         root,
         host=host,
@@ -202,6 +206,7 @@ def run_review(
         match=match,
         continue_after_failure=continue_after_failure,
         git_add=git_add,
+        allow_delete=allow_delete,
     )
     if reply_stream is not None:
         server.feed_from(reply_stream)
