@@ -48,13 +48,17 @@ def parse_response(text: str, format: str | None = None) -> ParsedResponse:
     if not isinstance(text, str):
         raise TypeError(f"parse_response expects the reply as str, not {type(text).__name__}")
     lines = split_reply(text)
-    return parse_lines(lines, format, _joined=text if "\r" not in text else None)
+    return _parse(lines, format, text if "\r" not in text else None)
 
 
-def parse_lines(lines: Sequence[str], format: str | None = None, *, _joined: str | None = None) -> ParsedResponse:
+def parse_lines(lines: Sequence[str], format: str | None = None) -> ParsedResponse:
     """:func:`parse_response` on a reply already split into lines."""
+    return _parse(lines, format, None)
+
+
+def _parse(lines: Sequence[str], format: str | None, joined: str | None) -> ParsedResponse:
     reader = ReplyReader(format)
-    reader.feed_lines(lines, _joined=_joined)
+    reader.feed_lines(lines, joined=joined)
     reader.close()
     parsed = reader.response()
     if parsed.format is None:
@@ -196,18 +200,19 @@ class ReplyReader:
         else:
             self._hold(n, n)
 
-    def feed_lines(self, lines: Sequence[str], *, _joined: str | None = None) -> None:
+    def feed_lines(self, lines: Sequence[str], *, joined: str | None = None) -> None:
         """Read the next complete lines of the reply (without their line endings).
 
         Lines no parser reacts to (see :data:`~editblocks.formats.common.LOUD`) go to the line
-        store in runs; only the others pass through the parsers one by one.
+        store in runs; only the others pass through the parsers one by one. ``joined`` may give
+        the same lines joined by line endings, when the caller has that text already.
         """
         if self.closed:
             raise ValueError("the reply was already closed")
         if len(lines) < 16:
             loud_at = [k for k, line in enumerate(lines) if LOUD.match(line)]
         else:
-            loud_at = _loud_indexes(lines, _joined)
+            loud_at = _loud_indexes(lines, joined)
         i = 0
         for k in loud_at:
             if k > i:
@@ -370,11 +375,7 @@ class ReplyReader:
             return False  # (a closed reader has no route either)
         self.lines.append(line)
         n = self.line_count = self.line_count + 1
-        held = self._unsettled  # a block is open: the line waits to settle
-        if held and held[-1][1] == n - 1:
-            held[-1][1] = n
-        else:
-            held.append([n, n])
+        self._hold(n, n)  # a block is open: the line waits to settle
         ann = self._open
         assert ann is not None
         ann.store_len = n
