@@ -53,8 +53,11 @@ MODULE = "aider/coders/editblock_coder.py"
 def reference_source(wheel: str | None, download: bool) -> tuple[str, str] | None:
     """(source of aider's editblock_coder.py, where it came from), or None when unavailable."""
     if wheel:
-        with zipfile.ZipFile(wheel) as zf:
-            return zf.read(MODULE).decode("utf-8"), Path(wheel).name
+        try:
+            with zipfile.ZipFile(wheel) as zf:
+                return zf.read(MODULE).decode("utf-8"), Path(wheel).name
+        except (OSError, KeyError, zipfile.BadZipFile) as exc:
+            raise SystemExit(f"cannot read {MODULE} from {wheel}: {exc}") from None
     spec = importlib.util.find_spec("aider")
     if spec is not None and spec.submodule_search_locations:
         path = Path(next(iter(spec.submodule_search_locations))) / "coders" / "editblock_coder.py"
