@@ -29,7 +29,8 @@ class FolderBase(Mapping[str, BaseContent]):
     holding the files as the model saw them, each read when a block first needs it.
 
     A path that is not a file in the folder (or not a valid path) is not checked for drift.
-    Iterating lists the folder's files, which only a caller that wants them all needs.
+    Iterating lists the folder's files (as :meth:`Workspace.files` does), which only a caller
+    that wants them all needs.
     """
 
     def __init__(self, folder: str | Path) -> None:
@@ -56,10 +57,7 @@ class FolderBase(Mapping[str, BaseContent]):
         return isinstance(path, str) and self.lookup(path) is not None
 
     def __iter__(self) -> Iterator[str]:
-        root = self._workspace.root
-        for file in sorted(root.rglob("*")):
-            if file.is_file() and ".git" not in file.relative_to(root).parts:
-                yield file.relative_to(root).as_posix()
+        return iter(self._workspace.files())
 
     def __len__(self) -> int:
         return sum(1 for _ in self)

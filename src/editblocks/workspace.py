@@ -208,7 +208,7 @@ class Workspace:
         First the files equal to ``path`` up to letter case; if none, the files with the same
         file name anywhere under the root.
         """
-        files = self._files()
+        files = self.files()
         wanted = path.lower()
         same_case = [f for f in files if f.lower() == wanted]
         if same_case:
@@ -216,7 +216,9 @@ class Workspace:
         name = path.rsplit("/", 1)[-1]
         return [f for f in files if f.rsplit("/", 1)[-1] == name]
 
-    def _files(self) -> list[str]:
+    def files(self) -> list[str]:
+        """Every file under the root, relative and sorted, without version-control, tool and
+        cache folders (indexed once, at most about 200,000)."""
         if self._index is None:
             found: list[str] = []
             for dirpath, dirnames, filenames in os.walk(self.root):
