@@ -450,3 +450,18 @@ def test_shell_suggestions_are_deduplicated_and_never_run(tmp_path: Path) -> Non
 def test_parse_response_rejects_non_text() -> None:
     with pytest.raises(TypeError):
         parse_response(b"a.py\n<<<<<<< SEARCH\n")  # type: ignore[arg-type]
+
+
+def test_blocks_made_by_the_parsers_fast_path_are_ordinary_blocks() -> None:
+    import dataclasses
+
+    from editblocks.models import make_block
+
+    values = {"old_lines": "a\n", "new_lines": "b\n", "format": "edit-v2", "line_number": 3, "end_line": 9, "hint_line": 4}
+    made, built = make_block("src/a.py", **values), EditBlock("src/a.py", **values)
+    assert made == built and hash(made) == hash(built) and repr(made) == repr(built)
+    assert dataclasses.replace(made, new_lines="c\n") == EditBlock("src/a.py", **{**values, "new_lines": "c\n"})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.file_path = "other.py"  # type: ignore[misc]
+    with pytest.raises(TypeError, match="no field 'old_line'"):
+        make_block("src/a.py", old_line="x\n")

@@ -15,7 +15,8 @@ import editblocks
 from editblocks import FORMATS, EditBlock, ParsedResponse, ParseWarning, parse_response
 from editblocks.formats import detect_format, family_formats, get_format
 from editblocks.formats.search_replace import REPLACE, SEARCH
-from editblocks.parsing import ReplyReader, shell_suggestions, split_reply
+from editblocks.parsing import ReplyReader, split_reply
+from editblocks.replyscan import ShellScanner
 from editblocks.streaming import (
     BlockAbandoned,
     BlockCompleted,
@@ -42,6 +43,15 @@ class _Spans:
     def contains(self, line: int) -> bool:
         i = bisect.bisect_right(self.starts, line) - 1
         return i >= 0 and line <= self.ends[i]
+
+
+def shell_suggestions(lines: Sequence[str], spans: _Spans) -> list[str]:
+    """Every line through the shell scanner, in order; lines of kept blocks marked as such."""
+    found: list[str] = []
+    scanner = ShellScanner()
+    for i, line in enumerate(lines, start=1):
+        found.extend(scanner.feed(line, spans.contains(i)))
+    return list(dict.fromkeys(found))
 
 
 def reference_parse(text: str, format: str | None = None) -> ParsedResponse:
@@ -168,6 +178,10 @@ FRAGMENTS = [
     "««« EDIT", "═══════ REPL", "»»» EDIT END", "", "some prose", "x = 1", "    return y", "Run `git rm old.py` now",
     "git mv a b", "$ mkdir -p build", "# comment", "<source>", "</source>", "In `src/app.py`:", "**src/d.py**",
     ">>>>>>> EDIT END", "<<<<<<< SEARCH>", "café ✓ 🎉", "\r",
+    # White space other than spaces around markers and fences, marker runs of odd lengths, and
+    # the fences and inline commands shell suggestions come from.
+    " \u2028<<<<<<< SEARCH", "\t=======\x0b", "\x85>>>>>>> REPLACE ", "<<<<<<<<<< SEARCH", ">>>>>>>>>> REPLACE",
+    "  ```Bash run", "~~~~ console", "```shell-session", "Then `rm -rf dist` and `mkdir -p a`.", "  $ make test",
 ]
 
 fragment_replies = st.builds(
@@ -306,6 +320,21 @@ def test_own_replies_byte_by_byte(name: str, size: int) -> None:
     for format in (None, *FORMATS):
         check_same(text, [data[i : i + size] for i in range(0, len(data), size)], format)
         check_same(text, [text[i : i + size] for i in range(0, len(text), size)], format)
+
+
+@pytest.mark.parametrize("format", [None, *sorted(FORMATS)])
+def test_a_finished_reply_reads_as_the_line_by_line_reader_reads_it(format: str | None) -> None:
+    # parse_response reads a finished reply in one pass per format family; the reader that
+    # streaming uses settles the same results line by line.
+    for text in KNOWN_REPLIES:
+        reader = ReplyReader(format)
+        for line in split_reply(text):
+            reader.feed_line(line)
+        reader.close()
+        got, want = reader.response(), parse_response(text, format)
+        if not format and not got.blocks:
+            got.format = want.format  # (a guess from the text, made only for a whole reply)
+        assert got == want
 
 
 def test_scenario_replies_stream_like_they_parse() -> None:

@@ -1,31 +1,27 @@
 """Turning a reply into blocks: one format, or every format block by block.
 
-:class:`ReplyReader` does the work one line at a time, so the same code reads a finished reply
-(:func:`parse_response`) and a reply that is still arriving (:class:`editblocks.StreamParser`).
+A finished reply (:func:`parse_response`) is read in one pass per format family
+(:mod:`editblocks.onepass`). :class:`ReplyReader` reads a reply that is still arriving
+(:class:`editblocks.StreamParser`) one line at a time, with the same parsers and the same rules
+for what is kept, and reports each result as soon as it is certain.
 """
 
 from __future__ import annotations
 
-import bisect
 import heapq
-import re
 from collections import Counter, deque
 from collections.abc import Iterable, Sequence
-from itertools import accumulate, chain, repeat
 from operator import attrgetter
 
 from .formats import detect_format, family_formats, get_format
 from .formats.base import LineParser, OpenBlock
-from .formats.common import LOUD, parse_fence
-from .formats.search_replace import REPLACE, SEARCH
+from .formats.common import LOUD
 from .models import EditBlock, ParsedResponse, ParseWarning
+from .onepass import read_finished
+from .replyscan import MarkerBalance, ShellScanner, combined_wake, loud_indexes
 
 DETECT_LINES = 2000
 """Lines of a reply without blocks that the format guess reads."""
-_LOUD_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*[<=>\-«═»+`~#*@]")
-"""The line ending before each :data:`~editblocks.formats.common.LOUD` line of a text that starts
-with a line ending (a pattern that starts with a literal character is searched at C speed)."""
-_INLINE_SHELL = re.compile(r"`((?:git rm|git mv|mkdir -p|rm -rf|rm -r|mv|cp|rmdir) [^`\n]+)`")
 
 
 def split_reply(text: str) -> list[str]:
@@ -57,10 +53,7 @@ def parse_lines(lines: Sequence[str], format: str | None = None) -> ParsedRespon
 
 
 def _parse(lines: Sequence[str], format: str | None, joined: str | None) -> ParsedResponse:
-    reader = ReplyReader(format)
-    reader.feed_lines(lines, joined=joined)
-    reader.close()
-    parsed = reader.response()
+    parsed = read_finished(lines if isinstance(lines, list) else list(lines), format, joined)
     if parsed.format is None:
         # No block found: a best guess at the format, from the reply's first lines.
         parsed.format = detect_format("\n".join(lines[:DETECT_LINES]))
@@ -133,7 +126,7 @@ class ReplyReader:
         self._dormant = sum(1 for fam in self._families if fam.dormant)
         self._awake = [fam for fam in self._families if not fam.dormant]
         """The families fed every line, in family order."""
-        self._any_wake = _combined_wake(self._families)
+        self._any_wake = combined_wake([fam.parser for fam in self._families if fam.dormant])
         """Matches a line that may wake any dormant parser (one test instead of one per parser)."""
         self._track = track_open
         self._seq = 0
@@ -148,11 +141,9 @@ class ReplyReader:
         self._last_end = 0
         self._warning_span = 0
         self._line_span = 0
-        self._shell = _ShellScanner()
+        self._shell = ShellScanner()
         self._shell_seen: set[str] = set()
-        self._searches = 0
-        self._first_search = 0
-        self._replaces = 0
+        self._markers = MarkerBalance()
         self._open: _Announced | None = None
         self._route: tuple[int, int] | None = None
         """How each quiet line grows the announced block's searched and replacing texts, when a
@@ -200,19 +191,18 @@ class ReplyReader:
         else:
             self._hold(n, n)
 
-    def feed_lines(self, lines: Sequence[str], *, joined: str | None = None) -> None:
+    def feed_lines(self, lines: Sequence[str]) -> None:
         """Read the next complete lines of the reply (without their line endings).
 
         Lines no parser reacts to (see :data:`~editblocks.formats.common.LOUD`) go to the line
-        store in runs; only the others pass through the parsers one by one. ``joined`` may give
-        the same lines joined by line endings, when the caller has that text already.
+        store in runs; only the others pass through the parsers one by one.
         """
         if self.closed:
             raise ValueError("the reply was already closed")
         if len(lines) < 16:
             loud_at = [k for k, line in enumerate(lines) if LOUD.match(line)]
         else:
-            loud_at = _loud_indexes(lines, joined)
+            loud_at = loud_indexes(lines)
         i = 0
         for k in loud_at:
             if k > i:
@@ -254,7 +244,7 @@ class ReplyReader:
         self._route = None
         self._last_loud = n
         if "<<<<<" in line or ">>>>>" in line:
-            self._count_marker(line)
+            self._markers.count(line, n)
         if self._dormant:
             self._held.append(n)
             if self._any_wake.match(line) is not None:
@@ -311,11 +301,9 @@ class ReplyReader:
             if self._open is not None and self._open.family is fam:
                 self._announced_ended(items)
         self._settle(n + 1)
-        if self._searches != self._replaces:
-            first = self._first_search if self._searches else 1
-            self.warning(
-                ParseWarning(first, f"Mismatched SEARCH/REPLACE: {self._searches} SEARCH vs {self._replaces} REPLACE", "diff")
-            )
+        balance = self._markers.warning()
+        if balance is not None:
+            self.warning(balance)
 
     def response(self) -> ParsedResponse:
         """What was settled so far, as :func:`parse_response` reports it.
@@ -397,7 +385,7 @@ class ReplyReader:
                 woken = True
         if woken:
             self._awake = [fam for fam in self._families if not fam.dormant]
-            self._any_wake = _combined_wake([fam for fam in self._families if fam.dormant])
+            self._any_wake = combined_wake([fam.parser for fam in self._families if fam.dormant])
             if not self._dormant:
                 self._held = []
 
@@ -412,15 +400,6 @@ class ReplyReader:
             items = parser.feed(lines[m - 1], m)
             if items:
                 self._collect(fam, items)
-
-    def _count_marker(self, line: str) -> None:
-        # Seed 004's balance check counts the markers on every line, inside blocks or not.
-        if SEARCH.match(line):
-            if not self._searches:
-                self._first_search = self.line_count
-            self._searches += 1
-        elif REPLACE.match(line) and "REPLACE" in line:
-            self._replaces += 1
 
     def _collect(self, fam: _Family, items: Iterable[EditBlock | ParseWarning]) -> None:
         for item in items:
@@ -542,26 +521,6 @@ class ReplyReader:
 _ROUTES = frozenset({(1, 0), (0, 1), (1, 1)})
 
 
-def _loud_indexes(lines: Sequence[str], joined: str | None) -> list[int]:
-    """Indexes of the :data:`~editblocks.formats.common.LOUD` lines, found by one C-speed scan.
-
-    ``joined`` may give the lines already joined by line endings (with or without a final one).
-    """
-    text = "\n" + (joined if joined is not None else "\n".join(lines))
-    offsets = [m.start() for m in _LOUD_AFTER_NEWLINE.finditer(text)]
-    # The line index of each offset is the number of line endings before it.
-    return list(accumulate(map(text.count, repeat("\n"), chain((0,), offsets), offsets)))
-
-
-def _combined_wake(families: list[_Family]) -> re.Pattern[str]:
-    patterns = [f.parser.wake.pattern for f in families if f.parser.wake is not None]
-    flags = 0
-    for f in families:
-        if f.parser.wake is not None:
-            flags |= f.parser.wake.flags & (re.IGNORECASE | re.MULTILINE)
-    return re.compile("|".join(f"(?:{p})" for p in patterns) or "(?!)", flags)
-
-
 def _drop_lines(text: str, count: int) -> str:
     """``text`` without its first ``count`` lines."""
     pos = 0
@@ -570,82 +529,3 @@ def _drop_lines(text: str, count: int) -> str:
         if pos == 0:
             return ""
     return text[pos:]
-
-
-class _ShellScanner:
-    """Finds shell commands line by line: inline ``git rm ...`` spans and fenced shell blocks.
-
-    Lines inside edit blocks are skipped, and a fence that contains such a line is not a
-    shell block.
-    """
-
-    __slots__ = ("fence_marker", "shell", "tainted")
-
-    def __init__(self) -> None:
-        self.fence_marker: str | None = None
-        self.shell: list[str] | None = None
-        self.tainted = False
-
-    def feed(self, line: str, in_block: bool) -> list[str]:
-        if in_block:
-            self.tainted = True
-            return []
-        if LOUD.match(line) is None:
-            # Not a fence: a command inside a shell fence, or text that may hold inline commands.
-            if self.fence_marker is not None:
-                if self.shell is not None:
-                    cmd = line.strip()
-                    if cmd.startswith("$ "):
-                        cmd = cmd[2:].strip()
-                    if cmd:
-                        self.shell.append(cmd)
-                return []
-            if "`" not in line:
-                return []
-            return [m.group(1).strip() for m in _INLINE_SHELL.finditer(line)]
-        fence = parse_fence(line)
-        if self.fence_marker is not None:
-            if fence is not None and not fence.info and fence.marker[0] == self.fence_marker[0] and len(fence.marker) >= len(self.fence_marker):
-                found = self.shell if self.shell is not None and not self.tainted else []
-                self.fence_marker, self.shell = None, None
-                return found
-            if self.shell is not None:
-                cmd = line.strip()
-                if cmd.startswith("$ "):
-                    cmd = cmd[2:].strip()
-                if cmd and not cmd.startswith("#"):
-                    self.shell.append(cmd)
-            return []
-        if fence is not None and not fence.marker.startswith("<"):
-            self.fence_marker = fence.marker
-            self.shell = [] if fence.is_shell else None
-            self.tainted = False
-            return []
-        if "`" not in line:
-            return []
-        return [m.group(1).strip() for m in _INLINE_SHELL.finditer(line)]
-
-
-class _Spans:
-    """The reply lines covered by accepted blocks."""
-
-    def __init__(self, blocks: list[EditBlock]) -> None:
-        self.starts = [b.line_number for b in blocks]
-        self.ends = [b.end_line for b in blocks]
-
-    def contains(self, line: int) -> bool:
-        i = bisect.bisect_right(self.starts, line) - 1
-        return i >= 0 and line <= self.ends[i]
-
-
-def shell_suggestions(lines: Sequence[str], spans: _Spans | None = None) -> list[str]:
-    """Shell commands the reply suggests (collected, never run).
-
-    Inline ```git rm``/``git mv``/``mkdir -p``/``rm -rf``` spans and the lines of fenced
-    ``bash``/``sh`` blocks outside any edit block.
-    """
-    found: list[str] = []
-    scanner = _ShellScanner()
-    for i, line in enumerate(lines, start=1):
-        found.extend(scanner.feed(line, spans is not None and spans.contains(i)))
-    return list(dict.fromkeys(found))

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from ..models import EditBlock, ParseWarning
+from ..models import EditBlock, ParseWarning, make_block
 from .base import EditFormat, LineChain, LineParser, LineView, OpenBlock, ParseItem, text_of
 from .common import MarkerParser
 
@@ -48,26 +48,34 @@ class EditV2Parser(MarkerParser):
     def __init__(self) -> None:
         super().__init__()
         self._seps: list[int] = []
-        self._views: list[LineView] = []
+        self._views: list[LineView] | None = None
 
     def _separator(self, lineno: int) -> None:
         """A section ends on ``lineno``: its view stops and the next one follows the store."""
         k = len(self._seps)
         self._seps.append(lineno)
-        self._views[k].stop(lineno - 1)
-        self._views[k + 1].follow(lineno)
+        if self._views is not None:
+            self._views[k].stop(lineno - 1)
+            self._views[k + 1].follow(lineno)
 
     def open_block(self) -> OpenBlock | None:
-        if self._state == _OUTSIDE or len(self._views) != 4:
+        if self._state == _OUTSIDE:
             return None
+        if self._views is None:
+            # Live views of the leading anchor, old lines, new lines and trailing anchor, made
+            # when first asked for (a reply parsed in one go never asks).
+            lines, bounds = self.lines, [self._start, *self._seps]
+            views = [LineView(lines, lo, hi - 1) for lo, hi in zip(bounds, bounds[1:])]
+            views.append(LineView(lines, bounds[-1]))
+            views.extend(LineView.empty(lines) for _ in range(4 - len(views)))
+            self._views = views
         lead, old, new, trail = self._views
         return OpenBlock(self._start, self._path, "edit-v2", LineChain(lead, old, trail), LineChain(lead, new, trail))
 
     def _begin(self, lineno: int) -> None:
         self._enter(_LEADING, lineno)
         self._seps = []
-        # Live views of the leading anchor, old lines, new lines and trailing anchor.
-        self._views = [LineView(self.lines, lineno), *(LineView.empty(self.lines) for _ in range(3))]
+        self._views = None
 
     def _abandon(self, message: str, lineno: int) -> ParseWarning:
         self._leave(lineno, kept=False)
@@ -81,8 +89,8 @@ class EditV2Parser(MarkerParser):
         texts = [text_of(self.lines, a, b - 1) for a, b in zip(bounds, bounds[1:])]
         lead, old, new, trail = (texts + ["", "", "", ""])[:4]
         return [
-            EditBlock(
-                file_path=self._path,
+            make_block(
+                self._path,
                 anchor=lead,
                 old_lines=old,
                 new_lines=new,
@@ -97,40 +105,42 @@ class EditV2Parser(MarkerParser):
     def feed(self, line: str, lineno: int) -> list[ParseItem]:
         if self.owns_lines:
             self.store(line, lineno)
+        # Every marker holds a run of five '<', '-', '=' or '>': a plain substring test rules
+        # most lines out before any pattern is tried.
         state = self._state
         if state == _OUTSIDE:
-            if START.match(line):
+            if "<<<<<" in line and START.match(line):
                 self._begin(lineno)
             else:
                 self._paths.note(line, lineno)
             return []
-        if START.match(line):
+        if "<<<<<" in line and START.match(line):
             w = self._abandon(f"EDIT block is not closed before the next '<<<<<<< EDIT' at line {lineno}; block ignored", lineno)
             self._paths.replay(self._start + 1, lineno - 1)
             self._begin(lineno)
             return [w]
         if state == _LEADING:
-            if ANCHOR_SEP.match(line):
+            if "-----" in line and ANCHOR_SEP.match(line):
                 self._state = _OLD
                 self._separator(lineno)
-            elif CONTENT_SEP.match(line):
+            elif "=====" in line and CONTENT_SEP.match(line):
                 return [self._abandon(f"EDIT block is missing the '-------' line after its leading anchor (found '=======' at line {lineno}); block ignored", lineno)]
-            elif END.match(line):
+            elif ">>>>>" in line and END.match(line):
                 return [self._abandon(f"EDIT block ends at line {lineno} without '-------' and '=======' sections; block ignored", lineno)]
         elif state == _OLD:
-            if CONTENT_SEP.match(line):
+            if "=====" in line and CONTENT_SEP.match(line):
                 self._state = _NEW
                 self._separator(lineno)
-            elif END.match(line):
+            elif ">>>>>" in line and END.match(line):
                 return [self._abandon(f"EDIT block ends at line {lineno} without its '=======' separator; block ignored", lineno)]
         elif state == _NEW:
-            if ANCHOR_SEP.match(line):
+            if "-----" in line and ANCHOR_SEP.match(line):
                 self._state = _TRAILING
                 self._separator(lineno)
-            elif END.match(line):
+            elif ">>>>>" in line and END.match(line):
                 # No trailing anchor section written: the same as an empty trailing anchor.
                 return self._emit(lineno)
-        elif END.match(line):  # _TRAILING
+        elif ">>>>>" in line and END.match(line):  # _TRAILING
             return self._emit(lineno)
         return []
 

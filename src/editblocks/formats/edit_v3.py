@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from ..models import EditBlock, ParseWarning
+from ..models import EditBlock, ParseWarning, make_block
 from .base import EditFormat, LineParser, LineView, OpenBlock, ParseItem, text_of
 from .common import MarkerParser
 
@@ -51,13 +51,21 @@ class EditV3Parser(MarkerParser):
         self._views: tuple[LineView, LineView] | None = None
 
     def open_block(self) -> OpenBlock | None:
-        if self._state == _OUTSIDE or self._views is None:
+        if self._state == _OUTSIDE:
             return None
+        if self._views is None:
+            # Live views of the two sections, made when first asked for (a reply parsed in one
+            # go never asks).
+            lines, start = self.lines, self._start
+            if self._state == _EDIT:
+                self._views = (LineView(lines, start), LineView.empty(lines))
+            else:
+                self._views = (LineView(lines, start, self._sep - 1), LineView(lines, self._sep))
         return OpenBlock(self._start, self._path, "edit-v3", *self._views)
 
     def _begin(self, lineno: int) -> None:
         self._enter(_EDIT, lineno)
-        self._views = (LineView(self.lines, lineno), LineView.empty(self.lines))
+        self._views = None
 
     def _abandon(self, message: str, lineno: int) -> ParseWarning:
         self._leave(lineno, kept=False)
@@ -67,28 +75,30 @@ class EditV3Parser(MarkerParser):
         if self.owns_lines:
             self.store(line, lineno)
         state = self._state
+        # Every marker holds a run of three '«', '═' or '»': a plain substring test rules most
+        # lines out before any pattern is tried.
         if state == _OUTSIDE:
-            if START.match(line):
+            if "«««" in line and START.match(line):
                 self._begin(lineno)
             else:
                 self._paths.note(line, lineno)
             return []
-        if START.match(line):
+        if "«««" in line and START.match(line):
             w = self._abandon(f"EDIT block is not closed with '»»» EDIT END' before the next block at line {lineno}; block ignored", lineno)
             self._paths.replay(self._start + 1, lineno - 1)
             self._begin(lineno)
             return [w]
         if state == _EDIT:
-            if REPL.match(line):
+            if "═══" in line and REPL.match(line):
                 self._state = _REPL
                 self._sep = lineno
                 if self._views is not None:
                     self._views[0].stop(lineno - 1)
                     self._views[1].follow(lineno)
-            elif END.match(line):
+            elif "»»»" in line and END.match(line):
                 return [self._abandon(f"EDIT block ends at line {lineno} without its '═══════ REPL' separator; block ignored", lineno)]
             return []
-        if END.match(line):
+        if "»»»" in line and END.match(line):
             return self._emit(lineno)
         return []
 
@@ -99,8 +109,8 @@ class EditV3Parser(MarkerParser):
         lines = self.lines
         anchor, old, new = split_common_prefix(lines[self._start : self._sep - 1], lines[self._sep : lineno - 1])
         return [
-            EditBlock(
-                file_path=self._path,
+            make_block(
+                self._path,
                 anchor="".join(x + "\n" for x in anchor),
                 old_lines="".join(x + "\n" for x in old),
                 new_lines="".join(x + "\n" for x in new),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from ..models import EditBlock, ParseWarning
+from ..models import EditBlock, ParseWarning, make_block
 from .base import EditFormat, LineParser, LineView, OpenBlock, ParseItem, text_of
 from .common import MarkerParser, choose_fence
 
@@ -146,8 +146,8 @@ class SearchReplaceParser(MarkerParser):
             old = old[cut:]
             splits = tuple((o[cut:], n) for o, n in splits)
         return [
-            EditBlock(
-                file_path=self._path,
+            make_block(
+                self._path,
                 old_lines=old,
                 new_lines=new,
                 hint_line=hint,
