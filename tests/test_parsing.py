@@ -465,3 +465,12 @@ def test_blocks_made_by_the_parsers_fast_path_are_ordinary_blocks() -> None:
         made.file_path = "other.py"  # type: ignore[misc]
     with pytest.raises(TypeError, match="no field 'old_line'"):
         make_block("src/a.py", old_line="x\n")
+
+
+def test_parse_lines_refuses_lines_that_hold_line_endings() -> None:
+    from editblocks.parsing import parse_lines
+
+    lines = ["a.py", "<<<<<<< SEARCH", "x", "=======", "y", ">>>>>>> REPLACE"]
+    assert [b.file_path for b in parse_lines(lines).blocks] == ["a.py"]
+    with pytest.raises(ValueError, match="without line endings"):
+        parse_lines(["a.py\n<<<<<<< SEARCH", "x", "=======", "y", ">>>>>>> REPLACE"])

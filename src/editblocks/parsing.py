@@ -48,7 +48,9 @@ def parse_response(text: str, format: str | None = None) -> ParsedResponse:
 
 
 def parse_lines(lines: Sequence[str], format: str | None = None) -> ParsedResponse:
-    """:func:`parse_response` on a reply already split into lines."""
+    """:func:`parse_response` on a reply already split into lines (none may hold a line ending)."""
+    if any("\n" in line for line in lines):
+        raise ValueError("parse_lines expects lines without line endings; use parse_response for a whole text")
     return _parse(lines, format, None)
 
 
