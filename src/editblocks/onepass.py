@@ -67,7 +67,7 @@ def read_finished(lines: list[str], format: str | None = None, joined: str | Non
             last_end = block.end_line
     warnings.sort()
     settled = [w for line, _, _, w in warnings if not _inside(starts, ends, line)]
-    balance = MarkerBalance.of_text(loud_text, [k + 1 for k in loud]).warning()
+    balance = MarkerBalance.of_text(loud_text, loud).warning()
     if balance is not None:
         settled.append(balance)
     if format:

@@ -72,14 +72,14 @@ class MarkerBalance:
             self.replaces += 1
 
     @classmethod
-    def of_text(cls, padded: str, line_numbers: Sequence[int]) -> MarkerBalance:
-        """The markers of the lines of ``padded`` (lines each after a line ending), whose line
-        numbers in the reply are ``line_numbers``."""
+    def of_text(cls, padded: str, indexes: Sequence[int]) -> MarkerBalance:
+        """The markers of the lines of ``padded`` (lines each after a line ending), whose 0-based
+        indexes in the reply are ``indexes``."""
         balance = cls()
         searches = _SEARCH_AFTER_NEWLINE.finditer(padded)
         first = next(searches, None)
         if first is not None:
-            balance.first_search = line_numbers[padded.count("\n", 0, first.start())]
+            balance.first_search = indexes[padded.count("\n", 0, first.start())] + 1
             balance.searches = 1 + sum(1 for _ in searches)
         balance.replaces = len(_REPLACE_AFTER_NEWLINE.findall(padded))
         return balance
