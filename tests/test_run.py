@@ -7,6 +7,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import urllib.request
@@ -317,11 +318,13 @@ def test_ctrl_c_stops_cleanly_and_writes_nothing_of_the_reply(project: Path, cha
 def test_review_streams_the_reply_into_the_browser_view(project: Path, chat: ChatServer) -> None:
     before = read_tree(project)
     chat.script(Scripted(pieces(FIRST, 50)))
-    proc = _spawn(project, chat, "--review")
+    port = _free_port()
+    proc = _spawn(project, chat, "--review", "--port", str(port))
     try:
         out = _Lines(proc.stdout)
         line = out.wait_for("Review and apply the blocks at")
         url = line.split(" at ", 1)[1].split()[0]
+        assert url == f"http://127.0.0.1:{port}/"
         with urllib.request.urlopen(url + "api/state", timeout=10) as response:
             state = json.loads(response.read())
         assert state["live"]["done"] is True
@@ -335,6 +338,12 @@ def test_review_streams_the_reply_into_the_browser_view(project: Path, chat: Cha
     assert "==> block 1 stats.py: applied" in text and "==> block 2 stats.py: failed" in text
     assert len(chat.requests) == 1  # no retries: the person applies from the page
     assert read_tree(project) == before
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def _post_json(url: str, data: dict) -> dict:
@@ -379,4 +388,6 @@ def test_review_refuses_the_options_it_would_ignore(project: Path, chat: ChatSer
     assert code == 2 and "--review cannot be combined with --dry-run" in out
     code, out = cli(*base, "--max-retries", "2", "--dry-run")
     assert code == 2 and "--review cannot be combined with --max-retries, --dry-run" in out
+    code, out = cli(*base[:-1], "--port", "8123")
+    assert code == 2 and "--port is the review page's port: use it with --review" in out
     assert chat.requests == []  # refused before asking the model

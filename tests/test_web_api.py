@@ -543,6 +543,41 @@ def test_apply_review_serves_the_piped_reply_and_writes_nothing(project: Path) -
         proc.wait(timeout=15)
 
 
+def test_apply_review_listens_on_the_port_asked_for_and_refuses_a_busy_one(project: Path) -> None:
+    from click.testing import CliRunner
+
+    from editblocks.cli import main
+
+    (project / "reply.md").write_text(REPLY)
+    busy = ReviewServer(project, port=0)  # holds a free port
+    try:
+        args = ["apply", "--review", str(project / "reply.md"), "--root", str(project), "--port", str(busy.port)]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2 and f"cannot start the review page on 127.0.0.1:{busy.port}" in result.output
+    finally:
+        busy.socket.close()
+    port = busy.port  # free again
+    proc, url = _start_cli(["apply", "--review", "reply.md", "--root", str(project), "--port", str(port)], None, project)
+    try:
+        assert url == f"http://127.0.0.1:{port}/"
+        assert _get_json(url + "api/state")["root"] == str(project.resolve())
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+
+
+def test_port_is_only_for_the_review_page(project: Path) -> None:
+    from click.testing import CliRunner
+
+    from editblocks.cli import main
+
+    (project / "reply.md").write_text(REPLY)
+    before = tree(project)
+    result = CliRunner().invoke(main, ["apply", str(project / "reply.md"), "--root", str(project), "--port", "8123"])
+    assert result.exit_code == 2 and "--port is the review page's port: use it with --review" in result.output
+    assert tree(project) == before
+
+
 def test_serve_command_prints_its_address_and_serves_the_page(project: Path) -> None:
     (project / "reply.md").write_text(REPLY)
     proc, url = _start_cli(["serve", "--root", str(project), "--port", "0", "reply.md"], None, project)

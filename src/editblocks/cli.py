@@ -79,6 +79,19 @@ _no_delete_option = click.option(
 )
 
 
+_review_port_option = click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=None,
+    help="With --review: the review page's port (default 8765, or a free port when it is busy; 0: any free port).",
+)
+
+
+def _port_needs_review(port: int | None, review: bool) -> None:
+    if port is not None and not review:
+        raise UsageError("--port is the review page's port: use it with --review")
+
+
 def _refuse_with_review(*names: str) -> None:
     """``--review`` leaves the writing to the review page: the options named (parameter names)
     that it does not honour are refused when given, rather than silently ignored."""
@@ -128,9 +141,10 @@ def main() -> None:
     "--review",
     is_flag=True,
     help="Instead of applying, serve this reply on the review page (a piped reply is shown as it arrives); "
-    "with --root, --format, --match, --continue-after-failure, --git-add and --no-delete only; needs editblocks[web].",
+    "with --root, --format, --match, --continue-after-failure, --git-add, --no-delete and --port only; needs editblocks[web].",
 )
 @_no_delete_option
+@_review_port_option
 def apply(
     reply: str,
     root: str,
@@ -148,6 +162,7 @@ def apply(
     max_file_mb: float,
     review: bool,
     no_delete: bool = False,
+    port: int | None = None,
 ) -> None:
     """Apply the edit blocks in REPLY (a file, or - for standard input) to files under --root.
 
@@ -156,12 +171,13 @@ def apply(
     """
     if not Path(root).is_dir():
         raise UsageError(f"root folder not found: {root}")
+    _port_needs_review(port, review)
     if review:
         _refuse_with_review(
             "dry_run", "as_json", "no_diff", "atomic", "base_dir", "refuse_drift", "max_reply_mb", "max_file_mb"
         )
         _serve_review(
-            root, reply, None, None, fmt, match_level, continue_after_failure, git_add, None, allow_delete=not no_delete
+            root, reply, None, port, fmt, match_level, continue_after_failure, git_add, None, allow_delete=not no_delete
         )
         return
     if refuse_drift and base_dir is None:
@@ -524,7 +540,8 @@ def prompt(files: tuple[str, ...], fmt: str, root: str, read_only: tuple[str, ..
 @click.option("--no-diff", is_flag=True, help="Do not print the diffs at the end.")
 @click.option("--json", "as_json", is_flag=True, help="Print only the summary, as JSON.")
 @_no_delete_option
-def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, base_url: str | None, api_key: str | None, max_retries: int, dry_run: bool, root: str, read_only: tuple[str, ...], match_level: str | None, review: bool, no_diff: bool, as_json: bool, no_delete: bool = False) -> None:
+@_review_port_option
+def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, base_url: str | None, api_key: str | None, max_retries: int, dry_run: bool, root: str, read_only: tuple[str, ...], match_level: str | None, review: bool, no_diff: bool, as_json: bool, no_delete: bool = False, port: int | None = None) -> None:
     """Ask a model for REQUEST (- reads it from standard input) on FILES, apply its edit blocks
     as they arrive, and send failed blocks back for corrections.
 
@@ -536,6 +553,7 @@ def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, b
     """
     from .cli_live import run_command
 
+    _port_needs_review(port, review)
     if review:
         # The page applies the blocks, once, when the person says so: no retries, no dry run here.
         _refuse_with_review("max_retries", "dry_run")
@@ -543,7 +561,7 @@ def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, b
         run_command(
             request, files, root=root, fmt=fmt, model=model, base_url=base_url, api_key=api_key, max_retries=max_retries,
             dry_run=dry_run, read_only=read_only, match=match_level, review=review, no_diff=no_diff, as_json=as_json,
-            allow_delete=not no_delete,
+            allow_delete=not no_delete, port=port,
         )
     )
 

@@ -159,9 +159,11 @@ def run_command(
     no_diff: bool,
     as_json: bool,
     allow_delete: bool = True,
+    port: int | None = None,
 ) -> int:
     """``editblocks run``: returns the exit status. ``allow_delete=False`` (``--no-delete``) fails
-    the blocks that delete or move files, here and on the review page."""
+    the blocks that delete or move files, here and on the review page; ``port`` is the review
+    page's (see :class:`~editblocks.web.server.ReviewServer`)."""
     from .run import MODEL_ENV, ReplyChunk, RoundFinished, RunError, make_client, run_request
 
     if not Path(root).is_dir():
@@ -190,7 +192,7 @@ def run_command(
         from .web.server import ReviewServer
 
         try:
-            server = ReviewServer(root, format=fmt, match=match, allow_delete=allow_delete).start()
+            server = ReviewServer(root, port=port, format=fmt, match=match, allow_delete=allow_delete).start()
         except (OSError, RuntimeError) as exc:
             raise _usage_error(f"cannot start the review page: {exc}") from None
         # Nothing is written here: the person applies the blocks from the page.
