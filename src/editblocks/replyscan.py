@@ -31,9 +31,10 @@ def loud_indexes(lines: Sequence[str]) -> list[int]:
 
 
 def line_indexes(padded: str, pattern: re.Pattern[str]) -> list[int]:
-    """Indexes of the lines of ``padded`` (a reply after one line ending) where ``pattern`` finds
-    the line ending before the line (see :data:`LOUD_AFTER_NEWLINE`), or a character of the line
-    after that ending (index + 1: the caller subtracts it), each at most once."""
+    """For each match of ``pattern`` in ``padded`` (a reply after one line ending), the number of
+    line endings before it. A match that starts at the line ending before a line (as with
+    :data:`LOUD_AFTER_NEWLINE`) gives that line's 0-based index in the reply; a match inside a
+    line gives its index plus one."""
     offsets = [m.start() for m in pattern.finditer(padded)]
     # The index is the number of line endings before the offset, counted at C speed.
     return list(accumulate(map(padded.count, repeat("\n"), chain((0,), offsets), offsets)))
