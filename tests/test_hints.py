@@ -141,10 +141,10 @@ def test_scope_that_does_not_narrow_stays_ambiguous() -> None:
 
 def test_fuzzy_match_outside_the_scope_is_refused() -> None:
     text = "def a():\n    pass\n\n\ndef b():\n    value = compute(1, 2, 3)\n    return value\n"
-    found = locate(text, "    value = compute(1, 2, 4)\n    return value\n", "    value = compute(1, 2, 5)\n    return value\n", level="fuzzy")
+    found = locate(text, "    value = compute(1, 2, 3)\n    return value;\n", "    value = compute(1, 2, 5)\n    return value;\n", level="fuzzy")
     assert isinstance(found, Match) and found.strategy == "fuzzy"
     refused = locate(
-        text, "    value = compute(1, 2, 4)\n    return value\n", "    value = compute(1, 2, 5)\n    return value\n",
+        text, "    value = compute(1, 2, 3)\n    return value;\n", "    value = compute(1, 2, 5)\n    return value;\n",
         level="fuzzy", scope=("def a():",),
     )
     assert isinstance(refused, MatchFailure) and "outside" in refused.reason

@@ -26,6 +26,7 @@ from .workspace import (
     WorkspaceError,
     check_reply_size,
 )
+from .verify import check_already_applied, check_edit, check_file, check_markers
 from .writing import Change, commit
 
 SKIP_AFTER_FAILURE = "previous edit to this file failed"
@@ -326,6 +327,9 @@ def _apply_block(
                     res.strategy = "create"
                     return res
                 raise _Failure(f"file exists: {path}; use an edit with an anchor to change it")
+            verdict = check_file(state.text, block.replace_text, path)
+            if not verdict:
+                raise _Failure(verdict.reason)
             state.text = block.replace_text
             state.final_newline = not block.no_final_newline
             res.strategy = "create"
@@ -368,14 +372,29 @@ def _apply_block(
             res.strategy = found.strategy
             res.score = found.score
             res.estimated_line = found.line
+            search, replace = block.anchor + old_lines + block.trailing_anchor, block.anchor + new_lines + block.trailing_anchor
             if found.already_applied and block.move_to is None:
+                verdict = check_already_applied(state.text, search, replace)
+                if not verdict:
+                    raise _Failure(f"the edit looks applied already, but {verdict.reason}; copy the current lines exactly into SEARCH", found.line)
                 res.status = EditStatus.SKIPPED
                 res.reason = ALREADY_APPLIED
                 res.already_applied = True
                 return res
+            if found.already_applied:
+                # Moved with its edit already made: nothing to change in the text.
+                found = Match(found.start, found.end, state.text[found.start : found.end], "exact", found.line)
+                search = replace = found.replacement
             if found.note:
                 res.notes.append(found.note)
+            before, final_newline = state.text, state.final_newline
             _splice(state, found, block.no_final_newline)
+            verdict = check_edit(before, state.text, found.start, found.end, search, replace, found.strategy)
+            if verdict:
+                verdict = check_markers(before, before[found.start : found.end], found.replacement, path)
+            if not verdict:
+                state.text, state.final_newline = before, final_newline
+                raise _Failure(verdict.reason, found.line)
         if block.move_to is not None:
             _move(block, res, path, workspace, states, state)
         res.status = EditStatus.APPLIED
@@ -512,6 +531,9 @@ def _file_operation(
         why = partial_reason(new, state.text)
         if why is not None:
             raise _Failure(f"the block for {path} looks partial: {why}")
+        verdict = check_file(state.text, new, path)
+        if not verdict:
+            raise _Failure(verdict.reason)
         # As for any edit: a file without a final newline keeps it so unless its last line changes.
         untouched_end = state.text.rstrip("\n").rsplit("\n", 1)[-1] == new.rstrip("\n").rsplit("\n", 1)[-1]
         if not (state.existed and not state.final_newline and untouched_end):

@@ -413,9 +413,18 @@ def _fuzzy(view: FileView, search: list[str], replace: list[str]) -> Match | Mat
     if replace != search and any(r.strip() for r in replace):
         for r in similar_regions(view, replace, limit=1):
             if r.score is not None and r.score >= best_score and r.start < best.start + best.length and best.start < r.start + r.length:
-                # REPLACE fits this place at least as well as SEARCH does: the edit is already there.
-                r_start, r_end = view.offsets[r.start], view.offsets[r.start + r.length]
-                return Match(r_start, r_end, view.text[r_start:r_end], "fuzzy", r.start + 1, r.score, already_applied=True)
+                # REPLACE fits this place at least as well as SEARCH does: the edit may be there
+                # already, in part or in another form. Similarity never says "already applied".
+                return MatchFailure(
+                    f"the closest region (line {best.start + 1}) is only similar to SEARCH ({best_score:.0%}), and at least "
+                    f"as similar to REPLACE ({r.score:.0%}): the change may be there already in part, or in another form. "
+                    "Copy the current lines exactly into SEARCH",
+                    "not_found",
+                    best.start + 1,
+                    region=(best.start + 1, best.start + best.length),
+                    region_text="".join(line + "\n" for line in view.lines[best.start : best.start + best.length]),
+                    score=best_score,
+                )
     already = _new_lines_present(search, replace, window, mapping)
     if already is not None:
         return MatchFailure(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
+from .merge import merge_line
 from .text import IndentStyle, detect_style, indent_of
 
 
@@ -114,6 +115,43 @@ class DeltaError(ValueError):
     """The change cannot be carried onto the matched region with certainty."""
 
 
+def _same(a: str, b: str) -> bool:
+    """Equal but for white space."""
+    return a.split() == b.split()
+
+
+def _merges(
+    ops: list[tuple[str, int, int, int, int]],
+    search: Sequence[str],
+    replace: Sequence[str],
+    window: Sequence[str],
+    mapping: Sequence[int | None],
+) -> dict[int, str]:
+    """For each changed SEARCH line that differs from its file line: the REPLACE line's text
+    merged word by word onto the file's line (by REPLACE index). A change is carried only onto
+    lines the model saw correctly, or by a clean merge; otherwise :class:`DeltaError`."""
+    merged: dict[int, str] = {}
+    for tag, i1, i2, j1, j2 in ops:
+        if tag not in ("replace", "delete"):
+            continue
+        for k in range(i1, i2):
+            w = mapping[k]
+            if w is None or _same(search[k], window[w]):
+                continue
+            line = None
+            if tag == "replace" and i2 - i1 == j2 - j1:
+                line = merge_line(window[w].strip(), search[k].strip(), replace[j1 + k - i1].strip())
+            if line is None:
+                what = "removes" if tag == "delete" or k - i1 >= j2 - j1 else "changes"
+                raise DeltaError(
+                    f"the edit {what} a line the file has as {window[w].strip()[:80]!r}, and SEARCH has it as "
+                    f"{search[k].strip()[:80]!r}; the change cannot be carried over with certainty. Copy the line "
+                    "exactly from the file"
+                )
+            merged[j1 + k - i1] = line
+    return merged
+
+
 def apply_delta(
     search: Sequence[str],
     replace: Sequence[str],
@@ -134,7 +172,9 @@ def apply_delta(
     reindent = Reindenter(search, replace, window, mapping, file_style)
     out: list[str] = []
     w_pos = 0
-    ops = SequenceMatcher(None, list(search), list(replace), autojunk=False).get_opcodes()
+    # A REPLACE line that differs from its SEARCH line only in trailing white space is unchanged.
+    ops = SequenceMatcher(None, [x.rstrip() for x in search], [x.rstrip() for x in replace], autojunk=False).get_opcodes()
+    merged = _merges(ops, search, replace, window, mapping)
     for tag, i1, i2, j1, j2 in ops:
         if tag == "equal":
             for k in range(i1, i2):
@@ -159,6 +199,8 @@ def apply_delta(
                 out.extend(window[w_pos:w])
                 w_pos = w + 1
         for t, line in enumerate(replace[j1:j2]):
+            if j1 + t in merged:
+                line = indent_of(line) + merged[j1 + t]
             if tag == "replace" and i1 + t < i2 and mapping[i1 + t] is not None and search[i1 + t].strip():
                 ref: int | None = i1 + t
             else:

@@ -1,0 +1,72 @@
+"""A word-level three-way merge of one line: the file's line plus exactly the model's change.
+
+When the model's copy of a line (SEARCH) differs from the file's line and REPLACE changes that
+very line, writing REPLACE's line would also undo whatever the file has that the model's copy
+lacks (a word it misremembered). The merge carries only the model's change, SEARCH → REPLACE,
+onto the file's line, and only when that is clean: the words the change touches (and the
+places where it inserts) are the same in the file's line, and the change and the difference
+between SEARCH and the file do not touch the same words. Otherwise there is no merge.
+"""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+
+_TOKEN = re.compile(r"\s+|\w+|[^\w\s]")
+
+
+def _tokens(line: str) -> list[str]:
+    return _TOKEN.findall(line)
+
+
+def merge_line(file_line: str, search_line: str, replace_line: str) -> str | None:
+    """``file_line`` with the change ``search_line`` → ``replace_line`` carried onto it, or None
+    when the change cannot be carried cleanly and uniquely."""
+    s, r, f = _tokens(search_line), _tokens(replace_line), _tokens(file_line)
+    # Where each SEARCH token is in the file's line (None: the file differs there).
+    to_file: list[int | None] = [None] * len(s)
+    # Gaps: SEARCH position i (between token i-1 and i) -> the file position it maps to, when the
+    # file has nothing extra there.
+    for tag, i1, i2, j1, _ in SequenceMatcher(None, s, f, autojunk=False).get_opcodes():
+        if tag == "equal":
+            for k in range(i2 - i1):
+                to_file[i1 + k] = j1 + k
+    out: list[str] = []
+    cursor = 0  # next file token not yet copied
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, s, r, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        # The change touches SEARCH tokens i1:i2 (none for an insertion at i1). Each must be in the
+        # file unchanged, and its file counterparts must be contiguous.
+        if i2 > i1:
+            mapped = to_file[i1:i2]
+            if any(m is None for m in mapped):
+                return None
+            first, last = mapped[0], mapped[-1]
+            assert first is not None and last is not None
+            if last - first != i2 - i1 - 1:
+                return None
+            begin, end = first, last + 1
+        else:
+            # An insertion: it goes between SEARCH tokens i1-1 and i1; both neighbours must be in
+            # the file side by side (or the line's start/end), so the place is certain.
+            before = to_file[i1 - 1] if i1 > 0 else -1
+            after = to_file[i1] if i1 < len(s) else len(f)
+            if before is None or after is None or after != before + 1:
+                return None
+            begin = end = after
+        if begin < cursor:
+            return None
+        # Neighbours of a replaced run must also be where SEARCH has them, so a change does not
+        # land beside a word the file has and the model did not see.
+        if i2 > i1:
+            if i1 > 0 and (to_file[i1 - 1] is None or to_file[i1 - 1] != begin - 1):
+                return None
+            if i2 < len(s) and (to_file[i2] is None or to_file[i2] != end):
+                return None
+        out.extend(f[cursor:begin])
+        out.extend(r[j1:j2])
+        cursor = end
+    out.extend(f[cursor:])
+    return "".join(out)

@@ -1,0 +1,290 @@
+"""An independent check of what a placed block did to a file.
+
+The verifier shares no code with :mod:`editblocks.matching`: it reads the file's text before
+and after one block, the span the placer says it changed and the block's own SEARCH and
+REPLACE texts, and answers whether the outcome is what the block meant. A block it rejects is
+failed with its reason, so an unknown path to a wrong edit fails loudly instead of silently.
+
+What it checks (see :func:`check_edit`, :func:`check_already_applied`, :func:`check_markers`):
+
+- the text outside the reported span is unchanged, and the span is made of whole lines;
+- the change inside the span is the model's change: for an exact placement the span held
+  SEARCH and now holds REPLACE; for a tolerant one, the words the span gained and lost are
+  exactly the words REPLACE gains and loses against SEARCH (white space, indentation and
+  typographic look-alikes aside);
+- "already applied" stands only where REPLACE is in the file once (exactly, or equal but for
+  white space) and SEARCH is not, outside that place;
+- no elision line (``# ... existing code ...``) and no marker line of an edit format
+  (``=======``, ``>>>>>>> REPLACE``, ``*** End Patch``...) is written into a file that had none.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+
+__all__ = ["Verdict", "check_already_applied", "check_edit", "check_file", "check_markers", "marker_lines"]
+
+_WORD = re.compile(r"\w+|[^\w\s]")
+
+# Typographic look-alikes a model writes for ASCII (after NFKC, which already maps "…" to "...").
+_FOLD = str.maketrans(
+    {
+        "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
+        "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
+        "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-", "\u2212": "-",
+        "\u200b": "", "\ufeff": "",
+    }
+)
+
+_STRICT = frozenset({"exact", "create", "whole"})
+"""Strategies that claim the span held SEARCH and now holds REPLACE, character for character."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The verifier's answer: ``ok``, or the reason the outcome is not what the block meant."""
+
+    ok: bool
+    reason: str = ""
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+_OK = Verdict(True)
+
+
+def _fail(reason: str) -> Verdict:
+    return Verdict(False, reason)
+
+
+def _words(text: str) -> Counter[str]:
+    return Counter(_WORD.findall(unicodedata.normalize("NFKC", text).translate(_FOLD)))
+
+
+def _delta(before: str, after: str) -> tuple[Counter[str], Counter[str]]:
+    """(words gained, words lost) from ``before`` to ``after``."""
+    b, a = _words(before), _words(after)
+    return a - b, b - a
+
+
+def _show(words: Counter[str]) -> str:
+    listed = sorted(words.elements())[:8]
+    return ", ".join(repr(w) for w in listed) + (" ..." if sum(words.values()) > 8 else "")
+
+
+def check_edit(
+    before: str,
+    after: str,
+    start: int,
+    end: int,
+    search: str,
+    replace: str,
+    strategy: str,
+) -> Verdict:
+    """Whether ``after`` is ``before`` with characters ``start:end`` changed as SEARCH → REPLACE means.
+
+    ``start:end`` is the span of ``before`` the placer says it replaced; ``strategy`` is how it
+    placed it (``exact`` claims the span held SEARCH exactly).
+    """
+    if not 0 <= start <= end <= len(before):
+        return _fail(f"the reported span {start}:{end} is outside the file")
+    tail = len(before) - end
+    new_end = len(after) - tail
+    if new_end < start:
+        return _fail("the file after the edit is shorter than the text outside the reported span")
+    if after[:start] != before[:start] or after[new_end:] != before[end:]:
+        return _fail("the edit changed lines outside the place it was reported at")
+    if not _whole_lines(before, start, end) or not _whole_lines(after, start, new_end):
+        return _fail("the edit does not start and end at line boundaries")
+    old, new = before[start:end], after[start:new_end]
+    if strategy in _STRICT:
+        if old != search:
+            return _fail("the place the edit was made does not hold the SEARCH text")
+        if new != replace:
+            return _fail("the place the edit was made does not hold the REPLACE text")
+        return _OK
+    gained, lost = _delta(old, new)
+    meant_gained, meant_lost = _delta(search, replace)
+    if gained != meant_gained or lost != meant_lost:
+        parts = []
+        if gained - meant_gained:
+            parts.append(f"it would add {_show(gained - meant_gained)}, which the edit does not add")
+        if meant_gained - gained:
+            parts.append(f"it would not add {_show(meant_gained - gained)}, which the edit adds")
+        if lost - meant_lost:
+            parts.append(f"it would remove {_show(lost - meant_lost)}, which the edit keeps")
+        if meant_lost - lost:
+            parts.append(f"it would keep {_show(meant_lost - lost)}, which the edit removes")
+        return _fail(
+            f"carrying the change onto the file's lines ({strategy} match) would not make the change the block "
+            f"makes: {'; '.join(parts)}. The file's lines differ from SEARCH; copy them exactly from the file"
+        )
+    return _OK
+
+
+def _whole_lines(text: str, start: int, end: int) -> bool:
+    if start > 0 and text[start - 1] != "\n":
+        return False
+    return end == start or end == len(text) or text[end - 1] == "\n"
+
+
+# -- "already applied" ------------------------------------------------------------------------
+
+
+def _loose(text: str) -> list[str]:
+    """Non-blank lines with white space runs collapsed (equal but for white space)."""
+    out = []
+    for line in text.split("\n"):
+        words = line.split()
+        if words:
+            out.append(" ".join(words))
+    return out
+
+
+def _count(hay: list[str], needle: list[str], limit: int = 3) -> list[int]:
+    """Indexes where ``needle`` occurs in ``hay`` (at most ``limit``)."""
+    if not needle:
+        return []
+    first, n, found = needle[0], len(needle), []
+    for i in range(len(hay) - n + 1):
+        if hay[i] == first and hay[i : i + n] == needle:
+            found.append(i)
+            if len(found) >= limit:
+                break
+    return found
+
+
+def check_already_applied(text: str, search: str, replace: str) -> Verdict:
+    """Whether the block may be called already applied: REPLACE occurs in ``text`` exactly once
+    (equal but for white space) and SEARCH does not occur anywhere outside that place."""
+    if not replace.strip():
+        return _fail("an edit that only removes lines cannot be known to be applied already")
+    if _loose(search) == _loose(replace):
+        # A change of white space alone: only the exact text can tell the two apart.
+        lines, r_lines, s_lines = text.split("\n"), replace.split("\n"), search.split("\n")
+        if r_lines[-1] == "" and s_lines[-1] == "":
+            r_lines, s_lines = r_lines[:-1], s_lines[:-1]
+    else:
+        lines, r_lines, s_lines = _loose(text), _loose(replace), _loose(search)
+    r_hits = _count(lines, r_lines, 2)
+    if len(r_hits) != 1:
+        where = "nowhere" if not r_hits else "more than once"
+        return _fail(f"the REPLACE text occurs {where} in the file, so the edit is not known to be applied")
+    if s_lines:
+        inside = range(r_hits[0], r_hits[0] + len(r_lines) - len(s_lines) + 1)
+        for hit in _count(lines, s_lines, 50):
+            if hit not in inside:
+                return _fail("the SEARCH text is still in the file, so the edit is not applied")
+    return _OK
+
+
+# -- marker and elision lines -----------------------------------------------------------------
+
+_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("conflict", re.compile(r"^\s*(?:<{5,9}|>{5,9})(?:\s.*)?$")),
+    ("divider", re.compile(r"^\s*={5,9}\s*$")),
+    ("edit-v2 separator", re.compile(r"^\s*-{5,9}\s*$")),
+    ("edit-v3", re.compile(r"^\s*(?:«{3}\s*EDIT|═{3,}\s*REPL|»{3}\s*EDIT\s+END)\s*$")),
+    ("cline", re.compile(r"^\s*(?:-{3,}\s*SEARCH>?|\+{3,}\s*REPLACE>?)\s*$")),
+    ("apply_patch", re.compile(r"^\s*\*\*\* (?:Begin Patch|End Patch|End of File|(?:Add|Update|Delete) File:|Move to:)")),
+    ("diff header", re.compile(r"^(?:@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@|--- a/\S|\+\+\+ b/\S|diff --git )")),
+)
+
+_COMMENT = r"(?:#+|//+|/\*+|<!--|--|;+|\{/\*+|\*|%+|'|rem\b)"
+_ELIDED = (
+    r"(?:existing|unchanged|rest|remaining|remainder|other|previous|more|same|original|omitted|"
+    r"everything else|as before|keep|kept|lines?|code|content|imports?|tests?|sections?|methods?|functions?)"
+)
+_ELISION_LINES = (
+    # "# ... existing code ...", "// ...", "/* ... */", "<!-- ... -->", "{/* ... */}"
+    re.compile(rf"^\s*{_COMMENT}\s*(?:\.\.\.|…)(?:\s*\(?\s*(?:the\s+)?{_ELIDED}\b.*|\s*(?:\.\.\.|…)?\s*(?:\*+/\}}?|-->)?)\s*$", re.I),
+    # "// rest of the code stays the same", "# existing code here", "<!-- unchanged sections -->"
+    re.compile(
+        rf"^\s*{_COMMENT}\s*\(?\s*(?:the\s+)?(?:rest of (?:the )?\w+|existing \w+|(?:code|content|everything) "
+        rf"(?:remains|stays|is) (?:the same|unchanged)|unchanged \w+|(?:other|remaining) (?:methods|functions|code|lines|"
+        rf"sections|tests|imports)|same as before)\b.*$",
+        re.I,
+    ),
+)
+_BARE_ELLIPSIS = re.compile(r"^\s*(?:\.\.\.|…)\s*$")
+_RULE = re.compile(r"^\s*(?:={3,}|-{3,})\s*$")
+
+_ELLIPSIS_IS_CODE = frozenset({".py", ".pyi", ".pyw", ".ipynb"})
+"""Files where a line of only ``...`` is code (Python's Ellipsis, a stub's body)."""
+
+
+def _kind(line: str, prev: str, ellipsis_is_code: bool) -> str | None:
+    """The kind of marker ``line`` is, or None. An underline (``====`` under a line of text of
+    about its length, as in reStructuredText, Markdown and numpydoc) is text, not a marker."""
+    if _RULE.match(line) and prev.strip() and any(c.isalnum() for c in prev):
+        if abs(len(line.strip()) - len(prev.strip())) <= 3 and len(line) - len(line.lstrip()) == len(prev) - len(prev.lstrip()):
+            return None
+    for kind, pattern in _MARKERS:
+        if pattern.match(line):
+            return kind
+    if any(p.match(line) for p in _ELISION_LINES):
+        return "elision"
+    if not ellipsis_is_code and _BARE_ELLIPSIS.match(line):
+        return "elision"
+    return None
+
+
+_DOCUMENTS = frozenset({".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".org"})
+"""Documents whose fenced code examples may hold elision comments as content."""
+_FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})")
+
+
+def marker_lines(text: str, path: str = "") -> Counter[str]:
+    """How many lines of each marker kind ``text`` has (``elision``, ``divider``, ``conflict``...).
+
+    In a document (Markdown, reStructuredText, plain text), an elision comment inside a fenced
+    code example is the example's content, not a marker."""
+    lowered = path.lower()
+    ellipsis_is_code = lowered.endswith(tuple(_ELLIPSIS_IS_CODE))
+    document = lowered.endswith(tuple(_DOCUMENTS))
+    kinds: Counter[str] = Counter()
+    prev, fenced = "", False
+    for line in text.split("\n"):
+        if document and _FENCE.match(line):
+            fenced = not fenced
+        kind = _kind(line, prev, ellipsis_is_code)
+        if kind is not None and not (fenced and kind == "elision"):
+            kinds[kind] += 1
+        prev = line
+    return kinds
+
+
+_WHY = {
+    "elision": "stands for lines left out (an elision comment); write the lines out, or leave them out of both SEARCH and REPLACE",
+    "divider": "is a SEARCH/REPLACE divider; a block has exactly one '=======' line between SEARCH and REPLACE",
+}
+
+
+def check_markers(file_before: str, old: str, new: str, path: str = "") -> Verdict:
+    """Whether replacing ``old`` by ``new`` in a file that held ``file_before`` writes a marker
+    or elision line the file did not have (kinds the file already has are its own content)."""
+    added = marker_lines(new, path) - marker_lines(old, path)
+    if not added:
+        return _OK
+    present = marker_lines(file_before, path) if file_before else Counter()
+    for kind in added:
+        if present[kind]:
+            continue
+        prev, example = "", ""
+        for line in new.split("\n"):
+            if marker_lines(prev + "\n" + line, path)[kind] > marker_lines(prev, path)[kind]:
+                example = line.strip()
+                break
+            prev = line
+        why = _WHY.get(kind, f"is a marker line of an edit format ({kind}), not file content")
+        return _fail(f"the edit would write the line {example[:60]!r} into {path or 'the file'}, which {why}")
+    return _OK
+
+
+def check_file(before: str, after: str, path: str = "") -> Verdict:
+    """Markers check for a whole new text of a file (a created or wholly replaced file)."""
+    return check_markers(before, before, after, path)
