@@ -93,11 +93,28 @@ def test_create_makes_parent_folders(root: Path) -> None:
     assert result.ok and (root / "a/b/c/d.txt").read_text() == "deep\n"
 
 
-def test_create_over_whitespace_only_search_is_still_a_create(root: Path) -> None:
-    """A SEARCH of blank lines only means "create"; on a file with content it must fail, not overwrite."""
-    result, files = apply_to(root, {"a.py": "keep = 1\n"}, sr("a.py", "\n\n", "new\n"))
+def test_empty_search_on_an_existing_file_appends_as_aider_does(root: Path) -> None:
+    """In aider's formats a SEARCH of blank lines on a file with content appends REPLACE, never overwrites."""
+    result, files = apply_to(root, {"a.py": "keep = 1\n"}, sr("a.py", "\n\n", "new = 2\n"))
+    assert result.results[0].status is EditStatus.APPLIED and result.results[0].strategy == "append"
+    assert files["a.py"] == "keep = 1\nnew = 2\n"
+    again = editblocks.apply_edits(sr("a.py", "", "new = 2\n"), root)
+    assert again.results[0].already_applied and (root / "a.py").read_text() == "keep = 1\nnew = 2\n"
+
+
+def test_empty_search_repeating_the_file_is_a_new_file_over_an_existing_one(root: Path) -> None:
+    text = "import os\n\n\ndef main():\n    print(os.getcwd())\n"
+    rewritten = "import os\n\n\ndef main():\n    print(os.getcwd())\n    return 0\n"
+    result, files = apply_to(root, {"a.py": text}, sr("a.py", "", rewritten))
+    assert result.results[0].status is EditStatus.FAILED and "exists" in (result.results[0].reason or "")
+    assert files["a.py"] == text
+
+
+def test_empty_search_outside_aider_formats_is_still_a_create(root: Path) -> None:
+    """Other formats keep their rule: nothing to search for on a file with content fails."""
+    reply = "a.py\n<<<<<<< EDIT\n-------\n=======\nnew\n-------\n>>>>>>>\n"
+    result, files = apply_to(root, {"a.py": "keep = 1\n"}, reply, format="edit-v2")
     assert result.results[0].status is EditStatus.FAILED
-    assert "exists" in (result.results[0].reason or "")
     assert files["a.py"] == "keep = 1\n"
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass
 
-from .formats import EXACT_FORMATS
+from .formats import EXACT_FORMATS, FORMATS
 from .matching import LEVELS, Match, MatchFailure, choose_reading, locate
 from .matching.text import remember_line
 from .models import ApplyResult, EditBlock, EditResult, EditStatus, ParsedResponse, ParseWarning
@@ -320,7 +320,10 @@ def _apply_block(
         state = _state(path, block, workspace, states)
         if _file_operation(block, res, path, requested, workspace, states, state, allow_delete):
             return res
-        if block.is_create:
+        aider = _aider_reading(block)
+        if aider and block.is_create and not block.new_file and state.text.strip():
+            _append(block, res, state, path)
+        elif block.is_create:
             if state.text.strip():
                 if state.text.rstrip("\n") == block.replace_text.rstrip("\n"):
                     res.status, res.reason, res.already_applied = EditStatus.SKIPPED, ALREADY_APPLIED, True
@@ -335,7 +338,7 @@ def _apply_block(
             res.strategy = "create"
             res.estimated_line = 1
         else:
-            old_lines, new_lines, block_level = block.old_lines, block.new_lines, level
+            (old_lines, new_lines), block_level = block_reading(block), level
             if block.other_splits:
                 # Several '=======' lines: the file decides which one separates, exactly or not at all.
                 if block.split_balanced:
@@ -388,7 +391,7 @@ def _apply_block(
             if found.note:
                 res.notes.append(found.note)
             before, final_newline = state.text, state.final_newline
-            _splice(state, found, block.no_final_newline)
+            _splice(state, found, block.no_final_newline, _ensures_final_newline(block))
             verdict = check_edit(before, state.text, found.start, found.end, search, replace, found.strategy)
             if verdict:
                 verdict = check_markers(before, before[found.start : found.end], found.replacement, path)
@@ -405,15 +408,76 @@ def _apply_block(
     return res
 
 
-def _splice(state: _FileState, match: Match, no_final_newline: bool = False) -> None:
+def _ensures_final_newline(block: EditBlock) -> bool:
+    """The block says the file ends with a newline when it edits the end: edit-v3 always does
+    (its rules ensure one), a unified diff when it marks the old text's end as having none."""
+    return block.format == "edit-v3" or (block.format == "udiff" and "\\ No newline at end of file" in block.raw_block)
+
+
+def _drop_empty_end(text: str) -> str:
+    """``text`` without one trailing empty line (``"a\\n\\n"`` → ``"a\\n"``, ``"\\n"`` → ``""``)."""
+    return text[:-1] if text.endswith("\n\n") or text == "\n" else text
+
+
+def block_reading(block: EditBlock) -> tuple[str, str]:
+    """The (old, new) lines a block is applied with: as written, except that a block read from a
+    reply in one of aider's formats is read as aider reads it (one trailing empty line of SEARCH
+    or of REPLACE is not part of the text)."""
+    if block.raw_block and _aider_reading(block):
+        return _drop_empty_end(block.old_lines), _drop_empty_end(block.new_lines)
+    return block.old_lines, block.new_lines
+
+
+def _aider_reading(block: EditBlock) -> bool:
+    fmt = FORMATS.get(block.format)
+    return fmt is not None and fmt.aider_reading
+
+
+def _append(block: EditBlock, res: EditResult, state: _FileState, path: str) -> None:
+    """An empty SEARCH on an existing file, read as aider reads it: REPLACE goes at the end.
+
+    Already applied when REPLACE already ends the file; refused when REPLACE repeats much of
+    the file (a new file written over an existing one)."""
+    new = _drop_empty_end(block.replace_text) if block.raw_block else block.replace_text
+    if not new.strip():
+        raise _Failure(f"the block for {path} has nothing to search for and nothing to add")
+    text = state.text
+    if text.endswith(new) and (len(text) == len(new) or text[-len(new) - 1] == "\n"):
+        verdict = check_already_applied(text, "", new)
+        if not verdict:
+            raise _Failure(f"the lines to append already end {path}, but {verdict.reason}")
+        res.status, res.reason, res.already_applied, res.strategy = EditStatus.SKIPPED, ALREADY_APPLIED, True, "append"
+        return
+    have = {line.strip() for line in text.split("\n") if len(line.strip()) > 3}
+    added = [line.strip() for line in new.split("\n") if len(line.strip()) > 3]
+    repeated = sum(1 for line in added if line in have)
+    if repeated * 2 >= len(added):
+        raise _Failure(
+            f"file exists: {path}, and the block's empty SEARCH with a REPLACE that repeats {repeated} of its lines "
+            "reads as a new file written over it; to change it, put the lines to replace in SEARCH"
+        )
+    res.strategy = "append"
+    res.estimated_line = text.count("\n") + 1
+    res.notes.append(f"SEARCH is empty: the lines are appended at the end of {path}")
+    before = text
+    state.text = text + new
+    verdict = check_edit(before, state.text, len(before), len(before), "", new, "append")
+    if verdict:
+        verdict = check_markers(before, "", new, path)
+    if not verdict:
+        state.text = before
+        raise _Failure(verdict.reason)
+
+
+def _splice(state: _FileState, match: Match, no_final_newline: bool = False, ensure_final_newline: bool = False) -> None:
     touches_end = match.end >= len(state.text)
     text = state.text
     state.text = "".join((text[: match.start], match.replacement, text[match.end :]))
     # The text before the edit is unchanged: later line numbers can be counted from here.
     remember_line(state.text, match.start, match.line)
-    if touches_end:
-        # The edit changed the last line: the file ends with a newline from now on, unless the
-        # block says it ends without one.
+    if touches_end and (no_final_newline or ensure_final_newline):
+        # The file keeps its final-newline state, unless the block says otherwise (a unified
+        # diff's "no newline" mark; edit-v3 ensures a final newline).
         state.final_newline = not no_final_newline
 
 
@@ -534,9 +598,8 @@ def _file_operation(
         verdict = check_file(state.text, new, path)
         if not verdict:
             raise _Failure(verdict.reason)
-        # As for any edit: a file without a final newline keeps it so unless its last line changes.
-        untouched_end = state.text.rstrip("\n").rsplit("\n", 1)[-1] == new.rstrip("\n").rsplit("\n", 1)[-1]
-        if not (state.existed and not state.final_newline and untouched_end):
+        # As for any edit: an existing file keeps its final-newline state.
+        if not state.existed:
             state.final_newline = True
         state.text = new
         res.strategy = "whole"

@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 
+from .apply import block_reading
 from .formats import EXACT_FORMATS, get_format
 from .matching import Match, MatchFailure, choose_reading, find_all, locate
 from .models import EditBlock
@@ -92,7 +93,17 @@ def convert_reply(
     done = Conversion("", format=parsed.format)
     blocks = list(parsed.blocks)
     if root is not None:
-        blocks = _Resolver(Workspace(root), match).resolve(blocks, done.notes)
+        resolver = _Resolver(Workspace(root), match)
+        blocks = resolver.resolve(blocks, done.notes)
+        if to == "edit-v3":
+            # edit-v3 ensures a final newline when it edits a file's last line.
+            for block in blocks:
+                if id(block) in resolver.ends_without_newline:
+                    done.problems.append(
+                        f"block at reply line {block.line_number} for {block.file_path}: it edits the last line of a file "
+                        "without a final newline, and edit-v3 would add one"
+                    )
+            blocks = [b for b in blocks if id(b) not in resolver.ends_without_newline]
         if to == "whole":
             blocks = _whole_files(blocks, root, done)
     kept: list[EditBlock] = []
@@ -179,6 +190,10 @@ class _Resolver:
         self.match = match
         self.texts: dict[str, str | None] = {}
         """Each file's text as the blocks so far leave it (None: absent)."""
+        self.no_final_newline: set[str] = set()
+        """Files that end without a final newline."""
+        self.ends_without_newline: set[int] = set()
+        """``id`` of each resolved block that edits the last line of such a file."""
 
     def text(self, path: str) -> str | None:
         if path not in self.texts:
@@ -188,6 +203,7 @@ class _Resolver:
                 text = None
             if text is not None and text and not text.endswith("\n"):
                 text += "\n"
+                self.no_final_newline.add(path)
             self.texts[path] = text
         return self.texts[path]
 
@@ -227,7 +243,7 @@ class _Resolver:
         resolved = block
         if block.search_text or block.replace_text:
             level = self.match or ("exact" if block.format in EXACT_FORMATS else "fuzzy")
-            old_lines, new_lines = block.old_lines, block.new_lines
+            old_lines, new_lines = block_reading(block)
             if block.other_splits:
                 # As apply does: the file decides which '=======' line separates, exactly or not at all.
                 readings = [block.other_splits[0]] if block.split_balanced else [(old_lines, new_lines), *block.other_splits]
@@ -259,6 +275,8 @@ class _Resolver:
                 block, file_path=path, anchor="", trailing_anchor="", old_lines=old, new_lines=new,
                 hint_line=line, scope=(), at_end=False, other_splits=(), split_balanced=False,
             )
+            if end >= len(text) and path in self.no_final_newline:
+                self.ends_without_newline.add(id(resolved))
         if block.move_to is not None:
             try:
                 dest, _ = self.workspace.resolve(block.move_to)

@@ -39,7 +39,7 @@ _FOLD = str.maketrans(
     }
 )
 
-_STRICT = frozenset({"exact", "create", "whole"})
+_STRICT = frozenset({"exact", "create", "whole", "append", "scope", "end"})
 """Strategies that claim the span held SEARCH and now holds REPLACE, character for character."""
 
 

@@ -192,6 +192,9 @@ class EditFormat(ABC):
     auto: ClassVar[bool] = True
     """Read in replies whose format is not given (and considered by detection). A format whose
     blocks ordinary prose could look like is read only when asked for."""
+    aider_reading: ClassVar[bool] = False
+    """Blocks are read as aider reads its own formats: one trailing blank line of SEARCH or of
+    REPLACE is not part of the text, and an empty SEARCH on an existing file appends REPLACE."""
 
     @abstractmethod
     def parser(self) -> LineParser:

@@ -237,6 +237,7 @@ class SearchReplaceFormat(EditFormat):
     name: ClassVar[str] = "diff"
     description: ClassVar[str] = "aider SEARCH/REPLACE: path line, fence, <<<<<<< SEARCH / ======= / >>>>>>> REPLACE"
     family: ClassVar[str] = "search-replace"
+    aider_reading: ClassVar[bool] = True
     path_inside_fence: ClassVar[bool] = False
     editor: ClassVar[bool] = False
 
