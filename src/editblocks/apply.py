@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 from .formats import EXACT_FORMATS, FORMATS
 from .matching import LEVELS, Match, MatchFailure, choose_reading, locate
+from .matching.elision import expand_replace_elisions
+from .matching.strategies import is_elision
 from .matching.text import remember_line
 from .models import ApplyResult, EditBlock, EditResult, EditStatus, ParsedResponse, ParseWarning
 from .parsing import parse_response
@@ -30,6 +32,8 @@ from .verify import check_already_applied, check_edit, check_file, check_markers
 from .writing import Change, commit
 
 SKIP_AFTER_FAILURE = "previous edit to this file failed"
+_DOCUMENTS = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".org")
+"""Documents: elision-like lines inside their fenced code examples are content."""
 
 
 @dataclass(frozen=True)
@@ -338,7 +342,13 @@ def _apply_block(
             res.strategy = "create"
             res.estimated_line = 1
         else:
-            (old_lines, new_lines), block_level = block_reading(block), level
+            block_level = level
+            reading = block_reading(block, state.text, path)
+            if isinstance(reading, str):
+                raise _Failure(reading)
+            old_lines, new_lines = reading
+            if new_lines != block.new_lines and any(is_elision(x) for x in block.new_lines.split("\n")):
+                res.notes.append("REPLACE's elision lines were read as the SEARCH lines they stand for")
             if block.other_splits:
                 # Several '=======' lines: the file decides which one separates, exactly or not at all.
                 if block.split_balanced:
@@ -419,13 +429,25 @@ def _drop_empty_end(text: str) -> str:
     return text[:-1] if text.endswith("\n\n") or text == "\n" else text
 
 
-def block_reading(block: EditBlock) -> tuple[str, str]:
-    """The (old, new) lines a block is applied with: as written, except that a block read from a
-    reply in one of aider's formats is read as aider reads it (one trailing empty line of SEARCH
-    or of REPLACE is not part of the text)."""
+def block_reading(block: EditBlock, text: str, path: str) -> tuple[str, str] | str:
+    """The (old, new) lines a block is applied with to ``path``, whose text is ``text``, or the
+    reason it cannot be read with certainty.
+
+    A block read from a reply in one of aider's formats is read as aider reads it (one trailing
+    empty line of SEARCH or of REPLACE is not part of the text). Elision lines in REPLACE only
+    (``# ... existing code ...``) stand for the SEARCH lines they keep (see
+    :mod:`editblocks.matching.elision`).
+    """
+    old, new = block.old_lines, block.new_lines
     if block.raw_block and _aider_reading(block):
-        return _drop_empty_end(block.old_lines), _drop_empty_end(block.new_lines)
-    return block.old_lines, block.new_lines
+        old, new = _drop_empty_end(old), _drop_empty_end(new)
+    lowered = path.lower()
+    expanded = expand_replace_elisions(
+        text, block.anchor + old, block.anchor + new, ellipsis_is_code=lowered.endswith((".py", ".pyi")), document=lowered.endswith(_DOCUMENTS)
+    )
+    if isinstance(expanded, MatchFailure):
+        return expanded.reason
+    return old, expanded[len(block.anchor) :]
 
 
 def _aider_reading(block: EditBlock) -> bool:
@@ -592,7 +614,7 @@ def _file_operation(
             return True
         if not new.strip() and state.text.strip():
             raise _Failure(f"the block for {path} is empty; it would empty the whole file. Write out the file's complete content")
-        why = partial_reason(new, state.text)
+        why = partial_reason(new, state.text, path)
         if why is not None:
             raise _Failure(f"the block for {path} looks partial: {why}")
         verdict = check_file(state.text, new, path)

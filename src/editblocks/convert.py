@@ -243,7 +243,10 @@ class _Resolver:
         resolved = block
         if block.search_text or block.replace_text:
             level = self.match or ("exact" if block.format in EXACT_FORMATS else "fuzzy")
-            old_lines, new_lines = block_reading(block)
+            reading = block_reading(block, text, path)
+            if isinstance(reading, str):
+                return block, reading
+            old_lines, new_lines = reading
             if block.other_splits:
                 # As apply does: the file decides which '=======' line separates, exactly or not at all.
                 readings = [block.other_splits[0]] if block.split_balanced else [(old_lines, new_lines), *block.other_splits]

@@ -55,17 +55,25 @@ _PARTIAL = [
 ]
 
 
-def partial_reason(new_text: str, old_text: str | None) -> str | None:
+_DOCUMENTS = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".org")
+_FENCE_LINE = re.compile(r"^\s*(?:`{3,}|~{3,})")
+
+
+def partial_reason(new_text: str, old_text: str | None, path: str = "") -> str | None:
     """Why a whole-file block looks partial, or None.
 
     A line that stands for left-out lines (a comment holding only ``...`` or words like "rest of
     code", "existing code", "unchanged") makes it partial, unless the file already has that very
-    line (then it is content).
+    line (then it is content), or ``path`` is a document (Markdown, reStructuredText) and the
+    line is inside one of its fenced code examples.
     """
     have = set(line.strip() for line in old_text.split("\n")) if old_text else set()
+    document, fenced = path.lower().endswith(_DOCUMENTS), False
     for n, line in enumerate(new_text.split("\n"), start=1):
         s = line.strip()
-        if not s or s in have:
+        if document and _FENCE_LINE.match(line):
+            fenced = not fenced
+        if not s or s in have or fenced:
             continue
         if any(p.match(line) for p in _PARTIAL):
             return (

@@ -410,6 +410,10 @@ def _fuzzy(view: FileView, search: list[str], replace: list[str]) -> Match | Mat
                 "not_found",
                 best.start + 1,
             )
+    cand = Candidate(best.start, best.length, mapping, "fuzzy", best.score)
+    built = _build(view, cand, search, replace, strict=True)
+    if isinstance(built, MatchFailure):
+        return built
     if replace != search and any(r.strip() for r in replace):
         for r in similar_regions(view, replace, limit=1):
             if r.score is not None and r.score >= best_score and r.start < best.start + best.length and best.start < r.start + r.length:
@@ -434,8 +438,7 @@ def _fuzzy(view: FileView, search: list[str], replace: list[str]) -> Match | Mat
             "not_found",
             best.start + 1,
         )
-    cand = Candidate(best.start, best.length, mapping, "fuzzy", best.score)
-    return _build(view, cand, search, replace, strict=True)
+    return built
 
 
 def _new_lines_present(search: list[str], replace: list[str], window: list[str], mapping: list[int | None]) -> str | None:

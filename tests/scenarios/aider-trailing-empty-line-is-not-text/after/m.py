@@ -1,0 +1,7 @@
+import os
+
+
+
+
+def b():
+    return 2

@@ -1,0 +1,4 @@
+def load(path):
+    with open(path) as f:   
+        data = f.read()
+    return data
