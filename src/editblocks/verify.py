@@ -217,11 +217,17 @@ _ELLIPSIS_IS_CODE = frozenset({".py", ".pyi", ".pyw", ".ipynb"})
 """Files where a line of only ``...`` is code (Python's Ellipsis, a stub's body)."""
 
 
-def _kind(line: str, prev: str, ellipsis_is_code: bool) -> str | None:
-    """The kind of marker ``line`` is, or None. An underline (``====`` under a line of text of
-    about its length, as in reStructuredText, Markdown and numpydoc) is text, not a marker."""
-    if _RULE.match(line) and prev.strip() and any(c.isalnum() for c in prev):
-        if abs(len(line.strip()) - len(prev.strip())) <= 3 and len(line) - len(line.lstrip()) == len(prev) - len(prev.lstrip()):
+_TITLE = re.compile(r"^[\w\s'\".,:!?()/&+-]*\w[\w\s'\".,:!?()/&+-]*$")
+
+
+def _kind(line: str, prev: str, ellipsis_is_code: bool, document: bool = False) -> str | None:
+    """The kind of marker ``line`` is, or None. An underline (``====`` right under a title, as in
+    reStructuredText, Markdown and numpydoc) is text, not a marker: in a document, under a
+    title of about its length; elsewhere, under a title of exactly its length at its indentation."""
+    if _RULE.match(line) and _TITLE.match(prev.strip()) and "=" not in prev:
+        rule, title = line.strip(), prev.strip()
+        same_indent = len(line) - len(line.lstrip()) == len(prev) - len(prev.lstrip())
+        if (document and len(rule) >= len(title) - 3) or (same_indent and len(rule) == len(title)):
             return None
     for kind, pattern in _MARKERS:
         if pattern.match(line):
@@ -251,7 +257,7 @@ def marker_lines(text: str, path: str = "") -> Counter[str]:
     for line in text.split("\n"):
         if document and _FENCE.match(line):
             fenced = not fenced
-        kind = _kind(line, prev, ellipsis_is_code)
+        kind = _kind(line, prev, ellipsis_is_code, document)
         if kind is not None and not (fenced and kind == "elision"):
             kinds[kind] += 1
         prev = line
