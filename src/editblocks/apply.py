@@ -14,6 +14,7 @@ from .matching.strategies import is_elision
 from .matching.text import remember_line
 from .models import ApplyResult, EditBlock, EditResult, EditStatus, ParsedResponse, ParseWarning
 from .parsing import parse_response
+from .syntax.check import SyntaxProblem, SyntaxUnavailable, syntax_problem
 from .syntax.languages import language_for
 from .drift import DriftCheck, occurrences
 from .lock import DEFAULT_LOCK_TIMEOUT, RootLock
@@ -48,6 +49,8 @@ class ApplyOptions:
     refuse_drift: bool = False
     journal: bool = True
     allow_delete: bool = True
+    verify_syntax: bool = False
+    """A file that parsed before its blocks and does not after them is not written; its blocks fail."""
 
     def __post_init__(self) -> None:
         if self.match is not None and self.match not in LEVELS:
@@ -149,6 +152,7 @@ def apply_edits(
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
     allow_delete: bool = True,
+    verify_syntax: bool = False,
 ) -> ApplyResult:
     """Apply the edit blocks of a reply to the files under ``root``.
 
@@ -184,8 +188,14 @@ def apply_edits(
 
     Blocks that delete or move a file (``patch``, ``udiff``) do so in reply order, inside the
     root, recorded for undo like any write; with ``allow_delete=False`` they fail instead.
+
+    Syntax is a second opinion: a file that parsed before its blocks and does not parse after
+    them gets a note on its results and in the feedback message (``result.syntax_problems``);
+    with ``verify_syntax`` its blocks fail and it is left untouched. Python is checked with the
+    standard library, other languages with the ``ast`` extra; by default files over 1 MB are
+    not checked.
     """
-    options = ApplyOptions(dry_run, git_add, continue_after_failure, match, atomic, refuse_drift, journal, allow_delete)
+    options = ApplyOptions(dry_run, git_add, continue_after_failure, match, atomic, refuse_drift, journal, allow_delete, verify_syntax)
     if isinstance(source, str):
         check_reply_size(source, max_reply_bytes)
         parsed = parse_response(source, format)
@@ -212,6 +222,7 @@ def apply_edits(
                 max_file_bytes=max_file_bytes,
                 lock_timeout=lock_timeout,
                 allow_delete=allow_delete,
+                verify_syntax=verify_syntax,
             )
         parsed = ParsedResponse(blocks=blocks or [], format=format)
     workspace = Workspace(root, max_file_bytes=max_file_bytes)
@@ -290,6 +301,8 @@ class BlockApplier:
                 continue
             if not state.existed and path not in owners:
                 continue
+            if not self._syntax_holds(path, state, new_text):
+                continue
             changes.append(Change(path, state.file, state.existed, state.original, new_text, owners.get(path, [])))
         commit(workspace, changes, result, atomic=self.options.atomic, dry_run=self.options.dry_run, journal=self.options.journal)
 
@@ -298,6 +311,45 @@ class BlockApplier:
             if error:
                 result.warnings.append(ParseWarning(0, f"git add: {error}"))
         return result
+
+
+    def _syntax_holds(self, path: str, state: _FileState, new_text: str) -> bool:
+        """Syntax as a second opinion: False when ``verify_syntax`` refuses the file's new text."""
+        problem = syntax_broken(state.original if state.existed else None, new_text, path, always=self.options.verify_syntax)
+        if problem is None:
+            return True
+        owners = [r for r in self._owners.get(path, []) if r.status is EditStatus.APPLIED]
+        if state.existed:
+            message = f"{path} parsed before this reply and no longer does after its blocks ({problem})"
+        else:
+            message = f"{path} as created does not parse ({problem})"
+        self.result.syntax_problems[path] = message
+        if not self.options.verify_syntax or not state.existed:
+            for r in owners:
+                r.notes.append(message)
+            return True
+        for r in owners:
+            r.status = EditStatus.FAILED
+            r.reason = f"{message}; the file is left untouched (verify syntax). Fix the edit so the file still parses"
+        self._failed_files.add(path)
+        return False
+
+
+def syntax_broken(before: str | None, after: str, path: str, *, always: bool = False) -> SyntaxProblem | None:
+    """The syntax problem ``after`` has that ``before`` did not (None also when the language
+    cannot be checked here). Without ``always``, texts over 1 MB are not checked."""
+    if not always and len(after) > SYNTAX_CHECK_MAX_CHARS:
+        return None
+    try:
+        problem = syntax_problem(after, path)
+        if problem is None or (before is not None and syntax_problem(before, path) is not None):
+            return None
+    except SyntaxUnavailable:
+        return None
+    return problem
+
+
+SYNTAX_CHECK_MAX_CHARS = 1_000_000
 
 
 def _apply_block(

@@ -129,6 +129,12 @@ def main() -> None:
 )
 @click.option("--atomic", is_flag=True, help="All or nothing: write no file unless every block applies.")
 @click.option(
+    "--verify-syntax",
+    is_flag=True,
+    help="A file that parsed before the reply and would not after it is left untouched and its blocks fail "
+    "(Python always; other languages with editblocks[ast]). Without it, such a file gets a note.",
+)
+@click.option(
     "--base-dir",
     type=click.Path(file_okay=False),
     default=None,
@@ -163,6 +169,7 @@ def apply(
     review: bool,
     no_delete: bool = False,
     port: int | None = None,
+    verify_syntax: bool = False,
 ) -> None:
     """Apply the edit blocks in REPLY (a file, or - for standard input) to files under --root.
 
@@ -174,7 +181,7 @@ def apply(
     _port_needs_review(port, review)
     if review:
         _refuse_with_review(
-            "dry_run", "as_json", "no_diff", "atomic", "base_dir", "refuse_drift", "max_reply_mb", "max_file_mb"
+            "dry_run", "as_json", "no_diff", "atomic", "base_dir", "refuse_drift", "max_reply_mb", "max_file_mb", "verify_syntax"
         )
         _serve_review(
             root, reply, None, port, fmt, match_level, continue_after_failure, git_add, None, allow_delete=not no_delete
@@ -205,6 +212,7 @@ def apply(
                 allow_delete=not no_delete,
                 base=base,
                 refuse_drift=refuse_drift,
+                verify_syntax=verify_syntax,
             )
         )
     text = _read_reply(reply, int(max_reply_mb * 1024 * 1024))
@@ -230,6 +238,7 @@ def apply(
             max_reply_bytes=int(max_reply_mb * 1024 * 1024),
             max_file_bytes=int(max_file_mb * 1024 * 1024),
             allow_delete=not no_delete,
+            verify_syntax=verify_syntax,
         )
     except WorkspaceError as exc:
         raise UsageError(str(exc)) from None

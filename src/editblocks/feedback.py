@@ -18,8 +18,15 @@ def feedback_message(result: ApplyResult) -> str:
     failed = [(i, r) for i, r in enumerate(result.results, 1) if r.status is EditStatus.FAILED]
     skipped = [(i, r) for i, r in enumerate(result.results, 1) if r.status is EditStatus.SKIPPED and not r.already_applied]
     done = [(i, r) for i, r in enumerate(result.results, 1) if r.status is EditStatus.APPLIED or r.already_applied]
+    broken = [m for path, m in result.syntax_problems.items() if path not in {r.file_path for _, r in failed}]
     if not failed and not skipped:
-        return ""
+        if not broken:
+            return ""
+        return (
+            "Every edit block applied, but the result does not parse:\n"
+            + "\n".join(f"- {m}" for m in broken)
+            + "\nSend blocks that fix this; the blocks that applied must not be sent again.\n"
+        )
     total = len(result.results)
     parts = [
         f"{len(failed)} of {total} edit block{'s' if total != 1 else ''} failed to apply"
@@ -41,6 +48,8 @@ def feedback_message(result: ApplyResult) -> str:
             for i, r in done
         ]
         parts.append("Applied, do not send these again:\n" + "\n".join(lines))
+    if broken:
+        parts.append("The result does not parse:\n" + "\n".join(f"- {m}" for m in broken))
     if result.warnings:
         parts.append("Problems in the reply itself:\n" + "\n".join(f"- line {w.line}: {w.message}" for w in result.warnings))
     return "\n\n".join(parts) + "\n"

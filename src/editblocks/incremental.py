@@ -104,8 +104,9 @@ class ApplyStream:
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
         allow_delete: bool = True,
+        verify_syntax: bool = False,
     ) -> None:
-        options = ApplyOptions(dry_run, git_add, continue_after_failure, match, atomic, refuse_drift, journal, allow_delete)
+        options = ApplyOptions(dry_run, git_add, continue_after_failure, match, atomic, refuse_drift, journal, allow_delete, verify_syntax)
         self.workspace = Workspace(root, max_file_bytes=max_file_bytes)
         drift = DriftCheck(base, self.workspace) if base is not None else None
         self.result = ApplyResult(format=format, dry_run=dry_run)

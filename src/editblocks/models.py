@@ -257,6 +257,8 @@ class ApplyResult:
     """Text of each modified file after the edits ("" for a deleted file)."""
     files_deleted: list[str] = field(default_factory=list)
     """The files the apply deleted (a delete, or the old path of a move); also in ``files_modified``."""
+    syntax_problems: dict[str, str] = field(default_factory=dict)
+    """Files that parsed before the reply and no longer do after its blocks (path → what and where)."""
     _diffs: dict[str, str] | None = field(default=None, repr=False)
 
     @property
@@ -303,4 +305,5 @@ class ApplyResult:
             "files_deleted": list(self.files_deleted),
             "shell_suggestions": list(self.shell_suggestions),
             "warnings": [{"line": w.line, "message": w.message} for w in self.warnings],
+            "syntax_problems": dict(self.syntax_problems),
         }
