@@ -69,6 +69,12 @@ def test_already_applied_needs_replace_once_and_search_nowhere() -> None:
     assert not check_already_applied(text, "y = 2\nz = 3\n", "")  # a removal is never "applied"
 
 
+def test_already_applied_equal_but_for_white_space() -> None:
+    text = "def f():\n\n        total  =  1\n\n        return total\n"
+    assert check_already_applied(text, "total = 0\nreturn total\n", "total = 1\nreturn total\n")
+    assert not check_already_applied(text + "    total = 1\n  return total\n", "total = 0\nreturn total\n", "total = 1\nreturn total\n")
+
+
 def test_an_applied_insertion_may_contain_search() -> None:
     text = "import os\nimport sys\nx = 1\n"
     assert check_already_applied(text, "import os\n", "import os\nimport sys\n")

@@ -96,7 +96,7 @@ def check_edit(
     new_end = len(after) - tail
     if new_end < start:
         return _fail("the file after the edit is shorter than the text outside the reported span")
-    if after[:start] != before[:start] or after[new_end:] != before[end:]:
+    if not after.startswith(before[:start]) or not after.endswith(before[end:]):
         return _fail("the edit changed lines outside the place it was reported at")
     if not _whole_lines(before, start, end) or not _whole_lines(after, start, new_end):
         return _fail("the edit does not start and end at line boundaries")
@@ -145,17 +145,78 @@ def _loose(text: str) -> list[str]:
     return out
 
 
-def _count(hay: list[str], needle: list[str], limit: int = 3) -> list[int]:
-    """Indexes where ``needle`` occurs in ``hay`` (at most ``limit``)."""
+def _hits(text: str, needle: list[str], loose: bool, limit: int) -> list[tuple[int, int]]:
+    """(start, end) character spans of ``text`` where the lines ``needle`` occur, at most ``limit``.
+
+    Loose: each line equal but for white space, blank lines in ``text`` skipped. Candidates are
+    found with the C string search for the first line's longest word, so a large file is not
+    normalised line by line."""
     if not needle:
         return []
-    first, n, found = needle[0], len(needle), []
-    for i in range(len(hay) - n + 1):
-        if hay[i] == first and hay[i : i + n] == needle:
-            found.append(i)
-            if len(found) >= limit:
-                break
+    if not loose:
+        return _exact_hits(text, "".join(x + "\n" for x in needle), limit)
+    # The longest word of the needle, on its line ``k``: its hits place the needle's start.
+    k, probe = max(((i, w) for i, line in enumerate(needle) for w in line.split()), key=lambda p: len(p[1]))
+    found: list[tuple[int, int]] = []
+    seen: set[int] = set()
+    pos = text.find(probe)
+    while pos != -1 and len(found) < limit:
+        start = _lines_back(text, text.rfind("\n", 0, pos) + 1, k)
+        pos = text.find(probe, pos + 1)
+        if start is None or start in seen:
+            continue
+        seen.add(start)
+        end = _match_at(text, start, needle, loose)
+        if end is not None:
+            found.append((start, end))
+    found.sort()
     return found
+
+
+def _lines_back(text: str, start: int, k: int) -> int | None:
+    """The start of the ``k``-th non-blank line before the line starting at ``start``."""
+    while k > 0:
+        if start == 0:
+            return None
+        end = start - 1
+        start = text.rfind("\n", 0, end) + 1
+        if text[start:end].strip():
+            k -= 1
+    return start
+
+
+def _exact_hits(text: str, lines: str, limit: int) -> list[tuple[int, int]]:
+    """Spans where the whole lines ``lines`` occur (the last may end the text without a newline)."""
+    found: list[tuple[int, int]] = []
+    pos = text.find(lines)
+    while pos != -1 and len(found) < limit:
+        if pos == 0 or text[pos - 1] == "\n":
+            found.append((pos, pos + len(lines)))
+        pos = text.find(lines, pos + 1)
+    if len(found) < limit and text.endswith(lines[:-1]) and not text.endswith(lines):
+        pos = len(text) - len(lines) + 1
+        if pos == 0 or (pos > 0 and text[pos - 1] == "\n"):
+            found.append((pos, len(text)))
+    return found
+
+
+def _match_at(text: str, start: int, needle: list[str], loose: bool) -> int | None:
+    """End of the lines ``needle`` when they occur from line start ``start``, else None."""
+    at, n = start, len(text)
+    for want in needle:
+        while True:
+            if at >= n:
+                return None
+            stop = text.find("\n", at)
+            stop = n if stop == -1 else stop
+            line = text[at:stop]
+            at = stop + 1
+            if loose and not line.strip():
+                continue  # blank lines do not count when loose
+            break
+        if (" ".join(line.split()) if loose else line) != want:
+            return None
+    return min(at, n)
 
 
 def check_already_applied(text: str, search: str, replace: str) -> Verdict:
@@ -163,22 +224,22 @@ def check_already_applied(text: str, search: str, replace: str) -> Verdict:
     (equal but for white space) and SEARCH does not occur anywhere outside that place."""
     if not replace.strip():
         return _fail("an edit that only removes lines cannot be known to be applied already")
-    if _loose(search) == _loose(replace):
+    loose = _loose(search) != _loose(replace)
+    if loose:
+        r_lines, s_lines = _loose(replace), _loose(search)
+    else:
         # A change of white space alone: only the exact text can tell the two apart.
-        lines, r_lines, s_lines = text.split("\n"), replace.split("\n"), search.split("\n")
+        r_lines, s_lines = replace.split("\n"), search.split("\n")
         if r_lines[-1] == "" and s_lines[-1] == "":
             r_lines, s_lines = r_lines[:-1], s_lines[:-1]
-    else:
-        lines, r_lines, s_lines = _loose(text), _loose(replace), _loose(search)
-    r_hits = _count(lines, r_lines, 2)
+    r_hits = _hits(text, r_lines, loose, 2)
     if len(r_hits) != 1:
         where = "nowhere" if not r_hits else "more than once"
         return _fail(f"the REPLACE text occurs {where} in the file, so the edit is not known to be applied")
-    if s_lines:
-        inside = range(r_hits[0], r_hits[0] + len(r_lines) - len(s_lines) + 1)
-        for hit in _count(lines, s_lines, 50):
-            if hit not in inside:
-                return _fail("the SEARCH text is still in the file, so the edit is not applied")
+    r_start, r_end = r_hits[0]
+    for s_start, s_end in _hits(text, s_lines, loose, 50):
+        if not (r_start <= s_start and s_end <= r_end):
+            return _fail("the SEARCH text is still in the file, so the edit is not applied")
     return _OK
 
 
