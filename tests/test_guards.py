@@ -1,0 +1,178 @@
+"""The guards that keep edits right, each pinned at its boundary: weaken one and a test here fails.
+
+- the least similarity between a changed line and the file line it is taken to be;
+- the already-applied check of an insertion (weakened, an applied insertion is inserted twice);
+- the exact level of edit-v2/edit-v3 (weakened, trailing-space drift is accepted);
+- ``Workspace.delete``'s check that the file still holds what was read;
+- each fuzzy threshold and the margin, just above and just below;
+- each tolerant strategy on its own, at the ``tolerant`` level (no fuzzy step to hide its absence).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import editblocks
+from editblocks import EditStatus
+from editblocks.matching import CHANGED_LINE_SIMILARITY, FUZZY_MARGIN, Match, MatchFailure, locate
+from editblocks.matching.fuzzy import line_similarity
+from editblocks.workspace import Workspace, WorkspaceError
+
+from .helpers import sr, v2
+
+# Distinct filler lines, so that only the lines under test decide.
+FILLER = [f"filler_{k} = compute_{k}(alpha_{k}, beta_{k})\n" for k in range(40)]
+
+
+def _file(*middle: str) -> str:
+    return "".join(FILLER[:15]) + "".join(middle) + "".join(FILLER[15:30])
+
+
+# -- changed-line similarity -----------------------------------------------------------------------
+
+
+def test_a_changed_line_must_resemble_its_file_line() -> None:
+    """SEARCH's changed line is compared with the file line fuzzy matching maps it to: below the
+    least similarity the edit is refused, even where a word-level merge would go through."""
+    context = ["alpha_value = load_alpha(config)\n", "beta_value = load_beta(config)\n", "gamma_value = load_gamma(config)\n"]
+    recalled = "result = combine(alpha_value, beta_value)"
+    changed = "result = combine(alpha_value, beta_value, gamma_value)"
+    near = recalled + "  # sum"
+    far = recalled + "  # the sum of every input the configuration names, in the order it names them"
+    assert line_similarity(recalled, near) >= CHANGED_LINE_SIMILARITY > line_similarity(recalled, far)
+    for file_line, ok in ((near, True), (far, False)):
+        text = _file(*context, file_line + "\n", "return result\n")
+        found = locate(text, "".join(context) + recalled + "\nreturn result\n", "".join(context) + changed + "\nreturn result\n", level="fuzzy")
+        assert isinstance(found, Match) is ok, found
+        if isinstance(found, Match):
+            merged = file_line.replace(recalled, changed)
+            assert text[: found.start] + found.replacement + text[found.end :] == _file(*context, merged + "\n", "return result\n")
+
+
+# -- insertion applied before ------------------------------------------------------------------------
+
+
+def test_an_insertion_applied_twice_is_inserted_once(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(_file("anchor_line = 1\n"))
+    reply = sr("m.py", "anchor_line = 1\n", "anchor_line = 1\ninserted_line = 2\n")
+    first = editblocks.apply_edits(reply, tmp_path)
+    assert first.results[0].status is EditStatus.APPLIED
+    second = editblocks.apply_edits(reply, tmp_path)
+    assert second.results[0].already_applied
+    assert (tmp_path / "m.py").read_text().count("inserted_line = 2\n") == 1
+
+
+# -- the exact level of edit-v2 / edit-v3 ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["edit-v2", "edit-v3"])
+def test_exact_formats_refuse_trailing_space_drift(tmp_path: Path, fmt: str) -> None:
+    text = _file("def f():\n", "    value = 1   \n", "    return value\n")
+    (tmp_path / "m.py").write_text(text)
+    if fmt == "edit-v2":
+        reply = v2("m.py", "def f():\n", "    value = 1\n", "    value = 2\n", "    return value\n")
+    else:
+        reply = "m.py\n««« EDIT\ndef f():\n    value = 1\n═══════ REPL\ndef f():\n    value = 2\n»»» EDIT END\n"
+    result = editblocks.apply_edits(reply, tmp_path, format=fmt)
+    assert result.results[0].status is EditStatus.FAILED
+    assert (tmp_path / "m.py").read_text() == text
+
+
+# -- Workspace.delete ---------------------------------------------------------------------------------
+
+
+def test_delete_refuses_a_file_changed_since_it_was_read(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_bytes(b"as read\n")
+    workspace = Workspace(tmp_path)
+    (tmp_path / "a.txt").write_bytes(b"changed by someone else\n")
+    with pytest.raises(WorkspaceError):
+        workspace.delete("a.txt", expected=b"as read\n")
+    assert (tmp_path / "a.txt").read_bytes() == b"changed by someone else\n"
+    workspace.delete("a.txt", expected=b"changed by someone else\n")
+    assert not (tmp_path / "a.txt").exists()
+
+
+# -- fuzzy thresholds and margin -----------------------------------------------------------------------
+
+
+def _region_with_score(lines: int, target: float) -> tuple[str, str]:
+    """(file region, SEARCH) where SEARCH is about ``target`` similar to the region."""
+    region = "".join(f"    step_{k}_value = transform_{k}(input_{k}, option_{k})\n" for k in range(lines))
+    search_lines = region.split("\n")[:-1]
+    # Change characters of the middle line until the score drops to the target.
+    k = lines // 2
+    line = search_lines[k]
+    for cut in range(1, len(line)):
+        candidate = search_lines[:k] + [line[: len(line) - cut] + "X" * cut] + search_lines[k + 1 :]
+        text = "\n".join(candidate) + "\n"
+        score = _score(region, text)
+        if score <= target:
+            return region, text
+    raise AssertionError("no such SEARCH")
+
+
+def _score(region: str, search: str) -> float:
+    from editblocks.matching.fuzzy import ranked_regions
+    from editblocks.matching.strategies import FileView
+
+    view = FileView.of(region)
+    regions, _ = ranked_regions(view, search.split("\n")[:-1], limit=1)
+    assert regions and regions[0].score is not None
+    return regions[0].score
+
+
+@pytest.mark.parametrize("lines", [3, 5])
+def test_fuzzy_threshold_boundary(lines: int) -> None:
+    """Just above the threshold a similar region is placed (unchanged lines kept); below it, refused."""
+    for target, placed in ((0.93, True), (0.86, False)):  # either side of FUZZY_THRESHOLD (0.90)
+        region, search = _region_with_score(lines, target)
+        text = "".join(FILLER[:10]) + region + "".join(FILLER[10:20])
+        s_lines = search.split("\n")[:-1]
+        # Change a line the model saw correctly (the first), so the change has a certain place.
+        replace = "".join(x + "\n" for x in ["    first_line_changed = 1", *s_lines[1:]])
+        found = locate(text, search, replace, level="fuzzy")
+        assert isinstance(found, Match) is placed, (target, _score(region, search), found)
+
+
+def test_short_search_needs_the_higher_threshold() -> None:
+    """One or two lines need FUZZY_THRESHOLD_SHORT: a 0.92 match of two lines is refused."""
+    region, search = _region_with_score(2, 0.92)
+    text = "".join(FILLER[:10]) + region + "".join(FILLER[10:20])
+    s_lines = search.split("\n")[:-1]
+    found = locate(text, search, "    first_line_changed = 1\n" + s_lines[1] + "\n", level="fuzzy")
+    assert isinstance(found, MatchFailure)
+
+
+def test_fuzzy_margin_refuses_two_close_regions() -> None:
+    """Two regions within the margin of each other: ambiguous, never the better one."""
+    a = "".join(f"    part_{k} = build_part_{k}(source, width, height)\n" for k in range(4))
+    b = a.replace("part_3 = build_part_3(source, width, height)", "part_3 = build_part_3(source, width, depth)")
+    search = a.replace("part_3 = build_part_3(source, width, height)", "part_3 = build_part_3(source, widht, heigth)")
+    text = "".join(FILLER[:5]) + a + "".join(FILLER[5:10]) + b + "".join(FILLER[10:15])
+    replace = "    part_zero = 0\n" + "".join(search.split("\n", 1)[1:])
+    found = locate(text, search, replace, level="fuzzy")
+    assert isinstance(found, MatchFailure) and found.kind == "ambiguous"
+    assert FUZZY_MARGIN > 0
+
+
+# -- tolerant strategies, each on its own ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "file_lines", "search", "replace", "expected"),
+    [
+        ("whitespace", ["    a = 1   \n", "    b = 2\n"], "    a = 1\n    b = 2\n", "    a = 1\n    b = 3\n", ["    a = 1   \n", "    b = 3\n"]),
+        ("indentation", ["        a = 1\n", "        b = 2\n"], "a = 1\nb = 2\n", "a = 1\nb = 3\n", ["        a = 1\n", "        b = 3\n"]),
+        ("blank-lines", ["    a = 1\n", "    b = 2\n"], "\n    a = 1\n    b = 2\n", "\n    a = 1\n    b = 3\n", ["    a = 1\n", "    b = 3\n"]),
+        ("unicode", ["    say(\u201chi\u201d)\n", "    b = 2\n"], '    say("hi")\n    b = 2\n', '    say("hi")\n    b = 3\n', ["    say(\u201chi\u201d)\n", "    b = 3\n"]),
+        ("elision", ["    a = 1\n", "    x = 9\n", "    b = 2\n"], "    a = 1\n    ...\n    b = 2\n", "    a = 1\n    ...\n    b = 3\n", ["    a = 1\n", "    x = 9\n", "    b = 3\n"]),
+    ],
+)
+def test_each_tolerant_strategy_on_its_own(name: str, file_lines: list[str], search: str, replace: str, expected: list[str]) -> None:
+    text = _file(*file_lines)
+    found = locate(text, search, replace, level="tolerant")
+    assert isinstance(found, Match) and found.strategy == name, found
+    assert text[: found.start] + found.replacement + text[found.end :] == _file(*expected)
+    assert isinstance(locate(text, search, replace, level="exact"), MatchFailure)
