@@ -20,7 +20,8 @@ How a case is made:
    mistake is injected into it, and it is rendered as a reply: a sentence, the path line, a
    fence, ``<<<<<<< SEARCH`` / ``=======`` / ``>>>>>>> REPLACE``.
 
-The categories and their variants (each case picks one at random):
+The categories and their variants (each case picks one at random; ``stray-divider`` is written
+in ``diff`` only):
 
 * ``none`` - a correct reply (the control);
 * ``dedent`` - SEARCH and REPLACE both dedented completely or by one level, or indented one
@@ -58,7 +59,14 @@ The categories and their variants (each case picks one at random):
 * ``dependent`` - two blocks where the second's SEARCH contains a line the first one wrote, and
   sometimes a third, independent one;
 * ``twice`` - the reply applied two times (correct, or dedented, or with a misremembered line):
-  the second time must leave the file as the first left it.
+  the second time must leave the file as the first left it;
+* ``misremembered-changed`` - the line the edit changes is recalled without one of its words
+  (away from the change), in SEARCH and REPLACE alike: right is the file's line with exactly
+  the model's change (its word kept), or a refusal;
+* ``elision-replace`` - a run of unchanged lines written as an elision line in REPLACE only
+  (Cursor-style), SEARCH complete;
+* ``stray-divider`` - a ``=======`` line doubled right after the divider, or left after
+  REPLACE's last line.
 
 A generated SEARCH is unique in its file, even with white space ignored (except in the
 ``ambiguous`` category, whose point is the opposite), and its model copy does not occur verbatim
@@ -107,10 +115,17 @@ CATEGORIES: tuple[str, ...] = (
     "no-final-newline",
     "dependent",
     "twice",
+    "misremembered-changed",
+    "elision-replace",
+    "stray-divider",
 )
 """Every mistake category, in table order. ``none`` is the control: a correct reply."""
 
 REFUSE_CATEGORIES = frozenset({"hallucinated", "ambiguous"})
+
+ONLY_IN: dict[str, frozenset[str]] = {"stray-divider": frozenset({"diff"})}
+"""Categories whose mistake exists in some formats only (a stray '=======' is a SEARCH/REPLACE
+mistake); in other formats they are left out."""
 """Categories whose only acceptable outcome is a refusal."""
 
 VERDICTS = ("exact", "ws-equal", "refused", "partial", "wrong", "error")
@@ -936,6 +951,7 @@ def generate(
     unknown = set(wanted) - set(CATEGORIES)
     if unknown:
         raise ValueError(f"unknown categories {sorted(unknown)}; known: {', '.join(CATEGORIES)}")
+    wanted = [cat for cat in wanted if format in ONLY_IN.get(cat, frozenset({format}))]
     return [build_case(cat, i, seed, format) for cat in wanted for i in range(per_category)]
 
 
@@ -1347,6 +1363,82 @@ def _b_twice(rng: random.Random, src: Source, category: str, index: int) -> Case
     return _finish(category, index, f"{how} {kind}", src, doc, [block], reply, twice=True)
 
 
+def _b_misremembered_changed(rng: random.Random, src: Source, category: str, index: int) -> Case:
+    """A line the edit changes, recalled without one of its words (elsewhere on the line) in
+    SEARCH and REPLACE alike: right is the file's line with the model's change, or a refusal."""
+    doc = _Doc(list(src.lines))
+    taken = _taken(doc.lines)
+    start, length = pick_region(rng, doc.lines, (4, 10))
+    block = Block(start, make_rows(rng, doc.lines[start : start + length], "modify", src.python, taken))
+    changes = [r for r in block.rows if r.kind == "change" and r.old is not None and r.new is not None]
+    row = rng.choice(changes)
+    old_t, new_t = (row.old or "").split(" "), (row.new or "").split(" ")
+    if len(old_t) != len(new_t):
+        raise NoCase("the change moved words")
+    diff = [j for j in range(len(old_t)) if old_t[j] != new_t[j]]
+    keep = [j for j in range(len(old_t)) if old_t[j].strip() and all(abs(j - d) >= 2 for d in diff) and old_t[j] == new_t[j]]
+    if len(diff) != 1 or not keep:
+        raise NoCase("no word to forget away from the change")
+    j = rng.choice(keep)
+    row.s = " ".join(old_t[:j] + old_t[j + 1 :])
+    row.r = " ".join(new_t[:j] + new_t[j + 1 :])
+    _check_model_copy(doc.lines, block)
+    reply = render_reply(rng, src.rel, [block], lines=doc.lines)
+    return _finish(category, index, f"forgot {old_t[j]!r}", src, doc, [block], reply)
+
+
+def _b_elision_replace(rng: random.Random, src: Source, category: str, index: int) -> Case:
+    """A run of unchanged lines written as an elision line in REPLACE only (Cursor-style)."""
+    doc = _Doc(list(src.lines))
+
+    def check(s: int, n: int) -> bool:
+        return not any(_ELLIPSISH.search(x) for x in doc.lines[s : s + n])
+
+    start, length = pick_region(rng, doc.lines, (8, 20), check=check)
+    kind = rng.choice(("modify", "insert"))
+    region = doc.lines[start : start + length]
+    cut = rng.randint(3, 5)
+    rows = make_rows(rng, region[:cut], kind, src.python, _taken(doc.lines)) + [Row.keep(x) for x in region[cut:]]
+    block = Block(start, rows)
+    elide(rng, block.rows, src.python)
+    text = next(r.r for r in block.rows if r.kind == "marker")
+    # SEARCH keeps the elided lines; only REPLACE has the marker in their place.
+    block = Block(start, make_rows_from(block.rows))
+    _check_model_copy(doc.lines, block, allow_exact=True)
+    reply = render_reply(rng, src.rel, [block], lines=doc.lines)
+    return _finish(category, index, f"{(text or '').strip()!r} {kind}", src, doc, [block], reply)
+
+
+def make_rows_from(rows: list[Row]) -> list[Row]:
+    """``rows`` after :func:`elide` (a marker in place of a run of unchanged lines), written so
+    that SEARCH keeps the run and REPLACE has the marker instead."""
+    out: list[Row] = []
+    for r in rows:
+        if r.kind == "marker":
+            out.append(Row.marker(None, r.r))
+        elif r.kind == "keep" and r.s is None:
+            out.append(Row("keep", r.old, r.new, r.old, None))
+        else:
+            out.append(r)
+    return out
+
+
+def _b_stray_divider(rng: random.Random, src: Source, category: str, index: int) -> Case:
+    """A divider line in the model's REPLACE: doubled right after the divider, or stray after
+    REPLACE's last line. It is never file content; right is the edit without it, or a refusal."""
+    doc = _Doc(list(src.lines))
+    start, length = pick_region(rng, doc.lines, (3, 8))
+    kind = rng.choice(EDIT_KINDS)
+    block = Block(start, make_rows(rng, doc.lines[start : start + length], kind, src.python, _taken(doc.lines)))
+    where = rng.choice(("doubled", "stray-end"))
+    if where == "doubled":
+        block.rows.insert(0, Row.marker(None, "======="))
+    else:
+        block.rows.append(Row.marker(None, "======="))
+    reply = render_reply(rng, src.rel, [block], lines=doc.lines)
+    return _finish(category, index, f"{where} {kind}", src, doc, [block], reply)
+
+
 _BUILDERS: dict[str, Callable[[random.Random, Source, str, int], Case]] = {
     "none": _b_plain,
     "dedent": _b_dedent,
@@ -1366,6 +1458,9 @@ _BUILDERS: dict[str, Callable[[random.Random, Source, str, int], Case]] = {
     "no-final-newline": _b_plain,
     "dependent": _b_dependent,
     "twice": _b_twice,
+    "misremembered-changed": _b_misremembered_changed,
+    "elision-replace": _b_elision_replace,
+    "stray-divider": _b_stray_divider,
 }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from .workspace import (
     WorkspaceError,
     check_reply_size,
 )
-from .verify import check_already_applied, check_edit, check_file, check_markers
+from .verify import check_already_applied, check_edit, check_file, check_markers, marker_lines
 from .writing import Change, commit
 
 SKIP_AFTER_FAILURE = "previous edit to this file failed"
@@ -416,6 +417,7 @@ def _apply_block(
                 block_level = "exact"
                 if (old_lines, new_lines) != (block.old_lines, block.new_lines):
                     res.notes.append("the block has several '=======' lines; the file shows which one separates SEARCH from REPLACE")
+                new_lines = _without_stray_dividers(new_lines, state.text, path, res)
             found = locate(
                 state.text,
                 old_lines,
@@ -474,6 +476,29 @@ def _ensures_final_newline(block: EditBlock) -> bool:
     """The block says the file ends with a newline when it edits the end: edit-v3 always does
     (its rules ensure one), a unified diff when it marks the old text's end as having none."""
     return block.format == "edit-v3" or (block.format == "udiff" and "\\ No newline at end of file" in block.raw_block)
+
+
+_DIVIDER = re.compile(r"^\s*={5,9}\s*$")
+
+
+def _without_stray_dividers(new: str, text: str, path: str, res: EditResult) -> str:
+    """REPLACE without a doubled divider at its start or a stray one at its end: neither is
+    text. Certain only in a file with no divider-like line of its own; in one that has some
+    (reStructuredText), such a block is refused rather than read either way."""
+    lines = new.split("\n")[:-1]
+    first = bool(lines) and bool(_DIVIDER.match(lines[0]))
+    last = len(lines) > first and bool(_DIVIDER.match(lines[-1])) and not (
+        len(lines) > 1 and not marker_lines(lines[-2] + "\n" + lines[-1], path)["divider"]
+    )
+    if not first and not last:
+        return new
+    if marker_lines(text, path)["divider"]:
+        raise _Failure(
+            "REPLACE starts or ends with a '=======' line, and the file has such lines too, so whether it is text "
+            "or a doubled divider is not certain; write one divider between SEARCH and REPLACE"
+        )
+    res.notes.append("a '=======' line doubled after the divider or left at the end of REPLACE is not text; it was left out")
+    return "".join(x + "\n" for x in lines[int(first) : len(lines) - int(last)])
 
 
 def _drop_empty_end(text: str) -> str:
