@@ -310,6 +310,18 @@ class Workspace:
             raise PathError(f"file path leads to the root folder itself (through a symbolic link): {rel}")
         return base
 
+    def identity(self, path: str) -> object:
+        """What ``path`` names, to tell two names of one file apart: (device, inode) of an
+        existing file, else where it would be (relative, links followed, letter case folded)."""
+        spot = self.locate(path)
+        try:
+            st = _lstat_at(spot) if spot.dir_fd is not None else None
+        except OSError:
+            st = None
+        finally:
+            spot.close()
+        return (st.st_dev, st.st_ino) if st is not None else os.path.normcase(spot.real)
+
     def exists(self, path: str) -> bool:
         _, full = self.resolve(path)
         return full.is_file()

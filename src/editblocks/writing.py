@@ -135,11 +135,9 @@ def _prepare(workspace: Workspace, changes: list[Change]) -> list[Change]:
     by_identity: dict[object, list[Change]] = {}
     for change in ready:
         try:
-            _, real = workspace.resolve(change.path)
-            st = os.stat(real)
-            key: object = (st.st_dev, st.st_ino)
-        except (OSError, WorkspaceError):
-            key = os.path.normcase(os.path.realpath(workspace.root / change.path))
+            key: object = workspace.identity(change.path)
+        except WorkspaceError:
+            key = change.path
         by_identity.setdefault(key, []).append(change)
     same = [group for group in by_identity.values() if len(group) > 1]
     for group in same:
