@@ -9,10 +9,17 @@ import errno
 import os
 import re
 import secrets
+import signal
 import stat
 import subprocess
+import time
 import unicodedata
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
 
 from . import textfile
 from .textfile import TextFile, UnwritableTextError, dominant_newline
@@ -594,6 +601,8 @@ _TMP_SUFFIX = ".editblocks-tmp"
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 _FILE_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 _MAX_LINKS = 40
+_LEASE_SIGNAL = int(getattr(signal, "SIGURG", 23))
+"""SIGURG, ignored unless handled: the signal a lease break sends, instead of SIGIO, which would end the process."""
 
 
 class Spot:
@@ -640,18 +649,31 @@ class PendingWrite:
                     fd = _open_file(spot, rel)
                 except FileMissingError:
                     raise ConflictError(f"{rel} was deleted by something else while the edits were being applied") from None
+                leased = _take_lease(fd)
                 try:
+                    if leased is False:
+                        raise ConflictError(
+                            f"{rel} is open for writing in another program, which could go on writing to the old "
+                            "file; close it there and apply again"
+                        )
                     st, current = self.workspace._read_fd(fd, rel)
                     changed = f"{rel} was changed by something else while the edits were being applied"
                     if current != expected:
                         raise ConflictError(changed)
-                    _same_file_still(spot, st, changed)
-                    os.rename(self.tmp, spot.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-                    self.tmp = None
-                    after = os.fstat(fd)
-                    if (after.st_size, after.st_mtime_ns) != (st.st_size, st.st_mtime_ns):
-                        self._put_back(fd, rel)
+                    keep = _second_name(dir_fd, spot.name)
+                    try:
+                        _same_file_still(spot, st, changed)
+                        os.rename(self.tmp, spot.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+                        self.tmp = None
+                        after = os.fstat(fd)
+                        if (after.st_size, after.st_mtime_ns) != (st.st_size, st.st_mtime_ns) or (leased and _lease_broken(fd)):
+                            self._put_back(fd, rel, keep)
+                    finally:
+                        if keep is not None:
+                            _unlink_quietly(dir_fd, keep)
                 finally:
+                    if leased:
+                        _release_lease(fd)
                     os.close(fd)
             elif expected is ABSENT:
                 try:
@@ -676,11 +698,17 @@ class PendingWrite:
         finally:
             self.abort()
 
-    def _put_back(self, old_fd: int, rel: str) -> None:
-        """Another program wrote to the file replaced while it was renamed: put its content back."""
+    def _put_back(self, old_fd: int, rel: str, keep: str | None) -> None:
+        """Another program wrote to the file replaced while it was renamed: put it back."""
         spot = self.spot
         assert spot.dir_fd is not None
         why = f"{rel} was changed by another program at the moment it was replaced"
+        if keep is not None:
+            try:
+                os.rename(keep, spot.name, src_dir_fd=spot.dir_fd, dst_dir_fd=spot.dir_fd)
+            except OSError as exc:
+                raise ConflictError(f"{why}; it could not be put back ({exc.strerror or exc}); this edit was written") from None
+            raise ConflictError(f"{why}; its change was kept and this edit was not written")
         try:
             st, data = self.workspace._read_fd(old_fd, rel)
             now = _lstat(spot.dir_fd, spot.name)
@@ -703,6 +731,59 @@ class PendingWrite:
                 pass
             self.tmp = None
         self.spot.close()
+
+
+def _take_lease(fd: int) -> bool | None:
+    """Take a read lease on ``fd`` (Linux): True when held, False when another program has the
+    file open for writing, None when leases are not available here.
+
+    While it is held, a program opening the file for writing waits, and the lease shows it.
+    """
+    if fcntl is None or not hasattr(fcntl, "F_SETLEASE"):
+        return None
+    for delay in (0.0, 0.002, 0.005, 0.01, 0.02, 0.05):
+        if delay:
+            time.sleep(delay)
+        try:
+            fcntl.fcntl(fd, fcntl.F_SETSIG, _LEASE_SIGNAL)
+            fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK)
+            return True
+        except OSError as exc:
+            if exc.errno != errno.EAGAIN:
+                return None
+    return False
+
+
+def _lease_broken(fd: int) -> bool:
+    """Whether a program has tried to open the leased file for writing since the lease was taken."""
+    try:
+        return fcntl.fcntl(fd, fcntl.F_GETLEASE) != fcntl.F_RDLCK
+    except OSError:
+        return True
+
+
+def _release_lease(fd: int) -> None:
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
+    except OSError:
+        pass
+
+
+def _second_name(dir_fd: int, name: str) -> str | None:
+    """A hard link to ``name`` under a temporary name, so the file can be put back; None if impossible."""
+    keep = f"{_temporary_prefix(name)}{secrets.token_hex(4)}.old{_TMP_SUFFIX}"
+    try:
+        os.link(name, keep, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return None
+    return keep
+
+
+def _unlink_quietly(dir_fd: int, name: str) -> None:
+    try:
+        os.unlink(name, dir_fd=dir_fd)
+    except OSError:
+        pass
 
 
 def _lstat(dir_fd: int, name: str) -> os.stat_result | None:
