@@ -519,6 +519,20 @@ class Workspace:
         finally:
             spot.close()
 
+    def remove_temporaries(self, path: str) -> int:
+        """Delete the temporary files a killed editblocks process left beside ``path``; how many.
+
+        Only for callers holding the root's lock.
+        """
+        try:
+            spot = self.locate(path)
+        except WorkspaceError:
+            return 0
+        try:
+            return 0 if spot.dir_fd is None else _remove_stale_temporaries(spot.dir_fd, spot.name)
+        finally:
+            spot.close()
+
     def remove_empty_folders(self, folders: list[str]) -> list[str]:
         """Remove those of ``folders`` (relative) that are empty, innermost first; returns the removed ones."""
         removed = []
@@ -633,6 +647,23 @@ class PendingWrite:
         self.created = list(spot.created)
         self.path = spot.asked
 
+    def park(self) -> None:
+        """Close the folder until :meth:`commit` (to hold few descriptors while many files wait)."""
+        self.spot.close()
+
+    def _reopen(self) -> None:
+        """Open the folder again from the root, and check the temporary file is still in it."""
+        if self.spot.dir_fd is not None or self.tmp is None:
+            return
+        spot = self.workspace.locate(self.spot.real)
+        st = None if spot.dir_fd is None else _lstat(spot.dir_fd, self.tmp)
+        if spot.dir_fd is None or st is None or st.st_ino != self._tmp_ino:
+            spot.close()
+            self.tmp = None
+            raise ConflictError(f"the folder of {self.path} was changed by something else while the edits were being applied")
+        spot.asked, spot.created = self.spot.asked, self.spot.created
+        self.spot = spot
+
     def commit(self) -> None:
         """Check that the file still holds what it must, and rename the temporary file over it at once.
 
@@ -640,6 +671,10 @@ class PendingWrite:
         program made at the very moment of the rename is detected afterwards, put back, and
         reported the same way.
         """
+        try:
+            self._reopen()
+        except OSError as exc:
+            raise _os_error(exc, self.path) from None
         spot, rel, expected = self.spot, self.spot.asked, self.expected
         dir_fd = spot.dir_fd
         assert dir_fd is not None and self.tmp is not None
@@ -724,6 +759,10 @@ class PendingWrite:
 
     def abort(self) -> None:
         """Remove the temporary file (if not renamed yet) and close the folder."""
+        try:
+            self._reopen()
+        except (OSError, WorkspaceError):
+            pass
         if self.tmp is not None and self.spot.dir_fd is not None:
             try:
                 os.unlink(self.tmp, dir_fd=self.spot.dir_fd)
