@@ -138,7 +138,7 @@ class Journal:
                 if before is not None:
                     target = objects / jf.before  # type: ignore[operator]
                     if not target.exists():
-                        atomic_write(target, before, 0o600)
+                        atomic_write(target, before, 0o600, root=self.root)
             last = max((e.id for e in self.entries()), default=0)
             entry = JournalEntry(last + 1, _now(), PENDING, [jf for jf, _ in files], atomic=atomic)
             self._save(entry, entries)
@@ -169,7 +169,7 @@ class Journal:
 
     def _save(self, entry: JournalEntry, folder: Path) -> None:
         data = json.dumps(entry.to_dict(), indent=1).encode("utf-8")
-        atomic_write(folder / f"{entry.id:06d}.json", data, 0o600)
+        atomic_write(folder / f"{entry.id:06d}.json", data, 0o600, root=self.root)
 
     def _remove(self, entry: JournalEntry) -> None:
         try:

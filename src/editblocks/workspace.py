@@ -972,13 +972,28 @@ def _keep_owner(fd: int, owner: tuple[int, int], mode: int) -> int:
     return mode if group_kept else mode & ~stat.S_ISGID
 
 
-def atomic_write(full: Path, data: bytes, mode: int) -> None:
+def _open_folder_beneath(root: Path, folder: Path) -> int:
+    """``folder`` (inside ``root``) opened one folder at a time from ``root``, following no link."""
+    fd = os.open(root, _DIR_FLAGS)
+    try:
+        for part in folder.relative_to(root).parts:
+            nfd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = nfd
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def atomic_write(full: Path, data: bytes, mode: int, *, root: Path | None = None) -> None:
     """Write ``data`` to ``full``: a temporary file in the same folder, fsync, rename over it.
 
     A crash at any instant leaves ``full`` either as it was or entirely new. The folder is
-    opened once, without following a link, and everything happens relative to it.
+    opened once, without following a link (with ``root``, none on the way from ``root``
+    either), and everything happens relative to it.
     """
-    dir_fd = os.open(full.parent, _DIR_FLAGS)
+    dir_fd = os.open(full.parent, _DIR_FLAGS) if root is None else _open_folder_beneath(root, full.parent)
     try:
         tmp, _ = _write_temporary(dir_fd, full.name, data, mode, None)
         try:
