@@ -33,7 +33,7 @@ STATE_DIR = ".editblocks"
 """The folder under the root where editblocks keeps its lock and undo journal."""
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:/")
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:/")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _SKIP_DIRS = frozenset({".git", ".hg", ".svn", STATE_DIR, "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache", ".pytest_cache"})
 _INTERNAL = {
@@ -151,7 +151,9 @@ class Workspace:
         if _CONTROL.search(path):
             raise PathError(f"file path contains control characters: {path!r}")
         _check_unicode(path)
-        if path.startswith(("\\\\", "//")) or _URL.match(path):
+        if path.startswith("\\\\"):
+            raise PathError(f"absolute file paths are not allowed (a Windows network path, with backslashes); use a path relative to the root: {path}")
+        if path.startswith("//") or _URL.match(path):
             raise PathError(f"absolute file paths are not allowed (a network path or a URL); use a path relative to the root: {path}")
         if "\\" in path:
             raise PathError(f"file path uses backslashes (a Windows path); write it relative to the root with '/': {path}")
