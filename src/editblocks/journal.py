@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .lock import DEFAULT_LOCK_TIMEOUT, RootLock, state_dir
-from .workspace import ABSENT, FileMissingError, Workspace, WorkspaceError, atomic_write
+from .workspace import ABSENT, FileMissingError, Workspace, WorkspaceError, open_folder_beneath, atomic_write
 
 KEEP_ENTRIES = 50
 """How many applies the journal remembers; older entries and their saved contents are dropped."""
@@ -116,7 +116,13 @@ class Journal:
         except FileNotFoundError:
             if not create:
                 return folder
-            os.makedirs(folder, exist_ok=True)
+            parent = open_folder_beneath(self.root, folder.parent)
+            try:
+                os.mkdir(name, 0o700, dir_fd=parent)
+            except FileExistsError:
+                pass
+            finally:
+                os.close(parent)
             st = os.lstat(folder)
         if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
             raise WorkspaceError(f"{folder} is not a folder (it is a file or a symbolic link); remove it")

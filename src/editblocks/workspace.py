@@ -252,6 +252,7 @@ class Workspace:
                         try:
                             os.mkdir(part, 0o777, dir_fd=fd)
                             created.append("/".join([*real, part]))
+                            _fsync_fd(fd)
                         except FileExistsError:
                             pass
                     elif not stat.S_ISDIR(st.st_mode):
@@ -974,7 +975,7 @@ def _keep_owner(fd: int, owner: tuple[int, int], mode: int) -> int:
     return mode if group_kept else mode & ~stat.S_ISGID
 
 
-def _open_folder_beneath(root: Path, folder: Path) -> int:
+def open_folder_beneath(root: Path, folder: Path) -> int:
     """``folder`` (inside ``root``) opened one folder at a time from ``root``, following no link."""
     fd = os.open(root, _DIR_FLAGS)
     try:
@@ -995,7 +996,7 @@ def atomic_write(full: Path, data: bytes, mode: int, *, root: Path | None = None
     opened once, without following a link (with ``root``, none on the way from ``root``
     either), and everything happens relative to it.
     """
-    dir_fd = os.open(full.parent, _DIR_FLAGS) if root is None else _open_folder_beneath(root, full.parent)
+    dir_fd = os.open(full.parent, _DIR_FLAGS) if root is None else open_folder_beneath(root, full.parent)
     try:
         tmp, _ = _write_temporary(dir_fd, full.name, data, mode, None)
         try:
