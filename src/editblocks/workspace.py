@@ -904,9 +904,10 @@ def _remove_stale_temporaries(dir_fd: int, name: str) -> int:
     except OSError:
         return 0
     prefix = _temporary_prefix(name)
+    ours = re.compile(re.escape(prefix) + r"[0-9a-z_]{8}(?:\.old)?" + re.escape(_TMP_SUFFIX))
     removed = 0
     for other in names:
-        if other.startswith(prefix) and other.endswith(_TMP_SUFFIX):
+        if other.startswith(prefix) and ours.fullmatch(other):
             st = _lstat(dir_fd, other)
             if st is not None and stat.S_ISREG(st.st_mode):
                 try:
