@@ -20,7 +20,7 @@ while time.monotonic() < end:
     with open(path, "a") as fh:
         fh.write(f"appended {n}\n")
     n += 1
-    time.sleep(0.0005)
+    time.sleep(0.0005 if n % 40 else 0.03)
 print(n)
 """
 
