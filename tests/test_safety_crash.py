@@ -83,3 +83,45 @@ def test_kill_9_during_an_atomic_apply_leaves_all_old_or_all_new(tmp_path: Path)
         else:
             seen["old"] += 1
     print(f"\n{KILLS} kills of a {N_FILES + 2}-file atomic apply: {seen}")
+
+
+def _interrupted(root: Path, renamed: list[str]) -> None:
+    """The state a crash leaves mid-way through an all-or-nothing apply of a.py and b.py: the
+    journal's intent record, the files in ``renamed`` already new, the others' temporary files."""
+    from editblocks.journal import Journal, JournalFile, sha256
+    from editblocks.lock import RootLock
+    from editblocks.workspace import Workspace
+
+    (root / "a.py").write_text("a = 1\n")
+    (root / "b.py").write_text("b = 1\n")
+    workspace = Workspace(root)
+    with RootLock(workspace.root):
+        Journal(workspace.root).begin(
+            [(JournalFile(p, sha256(f"{p[0]} = 1\n".encode()), sha256(f"{p[0]} = 2\n".encode()), 0o644), f"{p[0]} = 1\n".encode()) for p in ("a.py", "b.py")],
+            atomic=True,
+        )
+        for p in ("a.py", "b.py"):
+            pending = workspace.prepare_write(p, f"{p[0]} = 2\n".encode(), expected=f"{p[0]} = 1\n".encode())
+            if p in renamed:
+                pending.commit()
+            else:
+                pending.park()  # and the process dies: the temporary file stays
+
+
+def test_undo_after_a_crash_puts_the_interrupted_apply_back_and_says_so(tmp_path: Path) -> None:
+    _interrupted(tmp_path, ["a.py"])
+    assert any(p.endswith(".editblocks-tmp") for p in read_tree(tmp_path))
+    result = editblocks.undo(tmp_path)
+    assert _files(tmp_path) == {"a.py": b"a = 1\n", "b.py": b"b = 1\n"}
+    assert result.restored == ["a.py"]
+    assert "interrupted" in result.notes[0] and "put back" in result.notes[0]
+    assert editblocks.undo_history(tmp_path)[0].state == "undone"
+
+
+def test_an_interrupted_apply_that_had_renamed_every_file_is_completed(tmp_path: Path) -> None:
+    _interrupted(tmp_path, ["a.py", "b.py"])
+    result = editblocks.apply_edits([], tmp_path)
+    assert any("recorded as applied" in w.message for w in result.warnings), result.warnings
+    assert _files(tmp_path) == {"a.py": b"a = 2\n", "b.py": b"b = 2\n"}
+    editblocks.undo(tmp_path)
+    assert _files(tmp_path) == {"a.py": b"a = 1\n", "b.py": b"b = 1\n"}
