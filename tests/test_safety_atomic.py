@@ -115,7 +115,7 @@ def _fork_apply(root: Path, pause_at: int | None) -> tuple[int, int]:
 
                     return step
 
-                for name in ("fsync", "chmod", "replace", "unlink", "mkdir", "rmdir"):
+                for name in ("fsync", "chmod", "fchmod", "replace", "rename", "link", "unlink", "mkdir", "rmdir"):
                     setattr(os, name, pausing(getattr(os, name)))
                 halfway = pausing(lambda: None)
                 real_open = io.open
@@ -157,14 +157,15 @@ def test_killed_at_every_step_every_file_is_old_or_new_and_undo_restores(tmp_pat
         _kill(pid)
         changed = _check_old_or_new(root, old, new, f"killed before step {pause_at}")
         outcomes.add(changed)
-        # Whatever was written, undo brings every file back.
+        left = any(p.endswith(".editblocks-tmp") for p in read_tree(root))
+        # Whatever was written, undo brings every file back, and the temporary files go.
         if editblocks.undo_history(root):
             editblocks.undo(root)
         tree = read_tree(root)
         assert {p: tree[p] for p in old} == old, f"step {pause_at}: undo did not restore everything"
         assert "pkg/new.py" not in tree
-        if not cleared and any(p.endswith(".editblocks-tmp") for p in tree):
-            # The next apply clears the temporary files the killed one left.
+        assert not any(p.endswith(".editblocks-tmp") for p in tree), f"step {pause_at}: temporary files left"
+        if left and not cleared:
             assert editblocks.apply_edits(REPLY, root).ok
             assert read_tree(root) == new
             cleared = True

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .lock import DEFAULT_LOCK_TIMEOUT, RootLock, state_dir
-from .workspace import ABSENT, FileMissingError, Workspace, WorkspaceError, atomic_write
+from .workspace import ABSENT, FileMissingError, Workspace, WorkspaceError, open_folder_beneath, atomic_write
 
 KEEP_ENTRIES = 50
 """How many applies the journal remembers; older entries and their saved contents are dropped."""
@@ -65,6 +65,8 @@ class JournalEntry:
     state: str
     files: list[JournalFile]
     undone_time: str | None = None
+    atomic: bool = False
+    """All or nothing: an interrupted apply is put back by the next command (see :func:`recover`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -72,7 +74,7 @@ class JournalEntry:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> JournalEntry:
         files = [JournalFile(**f) for f in data.get("files", [])]
-        return cls(int(data["id"]), str(data["time"]), str(data["state"]), files, data.get("undone_time"))
+        return cls(int(data["id"]), str(data["time"]), str(data["state"]), files, data.get("undone_time"), bool(data.get("atomic", False)))
 
     def describe(self) -> str:
         """``#3  2024-05-01T12:00:03+02:00  applied  a.py (changed), b.py (created)``."""
@@ -93,6 +95,8 @@ class UndoResult:
     unchanged: list[str] = field(default_factory=list)
     """Files that already held their content from before the apply."""
     folders_removed: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What was found and done before the undo (an interrupted apply finished or put back)."""
 
 
 def _now() -> str:
@@ -112,7 +116,13 @@ class Journal:
         except FileNotFoundError:
             if not create:
                 return folder
-            os.makedirs(folder, exist_ok=True)
+            parent = open_folder_beneath(self.root, folder.parent)
+            try:
+                os.mkdir(name, 0o700, dir_fd=parent)
+            except FileExistsError:
+                pass
+            finally:
+                os.close(parent)
             st = os.lstat(folder)
         if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
             raise WorkspaceError(f"{folder} is not a folder (it is a file or a symbolic link); remove it")
@@ -120,10 +130,11 @@ class Journal:
 
     # -- recording ------------------------------------------------------------------
 
-    def begin(self, files: list[tuple[JournalFile, bytes | None]]) -> JournalEntry:
+    def begin(self, files: list[tuple[JournalFile, bytes | None]], *, atomic: bool = False) -> JournalEntry:
         """Record an apply about to write ``files`` (each with its content before, or None).
 
-        Raises :class:`WorkspaceError` when the journal cannot be written; then nothing may be
+        The entry stays ``pending`` until :meth:`finish`; for an ``atomic`` apply it is the intent
+        record :func:`recover` acts on after a crash. Raises :class:`WorkspaceError` when the journal cannot be written; then nothing may be
         written to the files either.
         """
         try:
@@ -133,9 +144,9 @@ class Journal:
                 if before is not None:
                     target = objects / jf.before  # type: ignore[operator]
                     if not target.exists():
-                        atomic_write(target, before, 0o600)
+                        atomic_write(target, before, 0o600, root=self.root)
             last = max((e.id for e in self.entries()), default=0)
-            entry = JournalEntry(last + 1, _now(), PENDING, [jf for jf, _ in files])
+            entry = JournalEntry(last + 1, _now(), PENDING, [jf for jf, _ in files], atomic=atomic)
             self._save(entry, entries)
         except OSError as exc:
             raise WorkspaceError(f"cannot record the undo journal under {self.root / '.editblocks'}: {exc.strerror or exc}") from None
@@ -164,7 +175,7 @@ class Journal:
 
     def _save(self, entry: JournalEntry, folder: Path) -> None:
         data = json.dumps(entry.to_dict(), indent=1).encode("utf-8")
-        atomic_write(folder / f"{entry.id:06d}.json", data, 0o600)
+        atomic_write(folder / f"{entry.id:06d}.json", data, 0o600, root=self.root)
 
     def _remove(self, entry: JournalEntry) -> None:
         try:
@@ -173,6 +184,21 @@ class Journal:
             pass
 
     # -- reading ---------------------------------------------------------------------
+
+    def last_entry(self) -> JournalEntry | None:
+        """The newest recorded apply, reading only its own record."""
+        folder = self._folder("journal", create=False)
+        try:
+            names = sorted(n for n in os.listdir(folder) if n.endswith(".json") and n[:-5].isdigit())
+        except OSError:
+            return None
+        for name in reversed(names):
+            try:
+                with open(folder / name, "rb") as fh:
+                    return JournalEntry.from_dict(json.loads(fh.read()))
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+        return None
 
     def entries(self) -> list[JournalEntry]:
         """Every recorded apply, oldest first."""
@@ -222,6 +248,91 @@ class Journal:
                     pass
 
 
+@dataclass
+class Recovery:
+    """What :func:`recover` did about an apply that was interrupted (a crash, ``kill -9``)."""
+
+    entry: JournalEntry
+    rolled_back: bool
+    restored: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    temporaries_removed: int = 0
+    message: str = ""
+
+
+def recover(workspace: Workspace) -> Recovery | None:
+    """Finish an apply under the root that was interrupted: None when there is none.
+
+    Its temporary files are removed. An all-or-nothing (``atomic``) apply is completed when all
+    of its files were already written (the entry is marked applied), and otherwise rolled back:
+    every file it wrote gets its content from before, files it created are deleted, and the
+    entry is marked undone. The caller holds the root's lock; :class:`~editblocks.lock.RootLock`
+    calls this on every acquire.
+    """
+    journal = Journal(workspace.root)
+    entry = journal.last_entry()
+    if entry is None or entry.state != PENDING:
+        return None
+    removed = sum(workspace.remove_temporaries(jf.path) for jf in entry.files)
+    if not entry.atomic:
+        if not removed:
+            return None
+        return Recovery(entry, False, temporaries_removed=removed, message=(
+            f"apply #{entry.id} was interrupted; {removed} temporary file(s) it left were removed "
+            "(its files are each entirely old or entirely new; 'editblocks undo' puts them back)"
+        ))
+    current: dict[str, str | None] = {}
+    for jf in entry.files:
+        try:
+            current[jf.path] = sha256(workspace.read_bytes(jf.path)[1])
+        except FileMissingError:
+            current[jf.path] = None
+        except WorkspaceError:
+            current[jf.path] = "unreadable"
+    if all(current[jf.path] == jf.after for jf in entry.files):
+        journal.finish(entry, [jf.path for jf in entry.files])
+        return Recovery(entry, False, temporaries_removed=removed, message=(
+            f"the all-or-nothing apply #{entry.id} was interrupted after writing all its files; it is now "
+            "recorded as applied"
+        ))
+    result = Recovery(entry, True, temporaries_removed=removed)
+    lost: list[str] = []
+    for jf in entry.files:
+        now = current[jf.path]
+        if now == jf.before:
+            continue
+        if now != jf.after:
+            lost.append(f"{jf.path} (changed since)")
+            continue
+        try:
+            if jf.before is None:
+                workspace.delete(jf.path, expected=workspace.read_bytes(jf.path)[1])
+                result.deleted.append(jf.path)
+            else:
+                expected: object = ABSENT if now is None else workspace.read_bytes(jf.path)[1]
+                workspace.write_bytes(jf.path, journal.load(jf.before), jf.mode, expected=expected)
+                result.restored.append(jf.path)
+        except WorkspaceError as exc:
+            lost.append(f"{jf.path} ({exc})")
+    workspace.remove_empty_folders([d for jf in entry.files if jf.created for d in jf.created_folders])
+    put_back = result.restored + result.deleted
+    if not put_back and not lost:
+        journal.discard(entry)
+        result.rolled_back = False
+        result.message = f"the all-or-nothing apply #{entry.id} was interrupted before it wrote any file; nothing changed"
+        return result
+    names = ", ".join(put_back[:8]) + (f" and {len(put_back) - 8} more" if len(put_back) > 8 else "")
+    if lost:
+        result.message = (
+            f"the all-or-nothing apply #{entry.id} was interrupted; putting its files back failed for "
+            f"{', '.join(lost)}; run 'editblocks undo' to finish"
+        )
+        return result
+    journal.mark_undone(entry)
+    result.message = f"the all-or-nothing apply #{entry.id} was interrupted; the files it had written were put back as they were before it ({names})"
+    return result
+
+
 def history(root: str | os.PathLike[str] = ".") -> list[JournalEntry]:
     """The recorded applies under ``root``, newest first."""
     return Journal(Workspace(root).root).entries()[::-1]
@@ -235,8 +346,12 @@ def undo(root: str | os.PathLike[str] = ".", *, lock_timeout: float = DEFAULT_LO
     files changed since that apply wrote it.
     """
     workspace = Workspace(root)
-    with RootLock(workspace.root, timeout=lock_timeout):
+    with RootLock(workspace.root, timeout=lock_timeout) as lock:
         journal = Journal(workspace.root)
+        for recovery in lock.recoveries:
+            if recovery.rolled_back and recovery.entry.state == UNDONE:
+                # The interrupted apply was just put back: that is the undo asked for.
+                return UndoResult(recovery.entry, recovery.restored, recovery.deleted, notes=[recovery.message])
         entries = journal.entries()
         candidates = [e for e in entries if e.state != UNDONE]
         if not candidates:
@@ -288,4 +403,5 @@ def undo(root: str | os.PathLike[str] = ".", *, lock_timeout: float = DEFAULT_LO
         folders = [d for jf in entry.files if jf.created for d in jf.created_folders]
         result.folders_removed = workspace.remove_empty_folders(folders)
         journal.mark_undone(entry)
+        result.notes = [r.message for r in lock.recoveries]
         return result

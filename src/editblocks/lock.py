@@ -3,18 +3,25 @@
 Two processes applying edits under the same root take turns: each holds an exclusive lock from
 reading the files until their new contents are written and recorded. The lock is taken on the
 root folder itself where the system can lock folders, so locking creates nothing in the project;
-elsewhere it is the file ``.editblocks/lock``.
+elsewhere it is the file ``.editblocks/lock``. A shared lock on every folder above the root makes
+nested roots (``/r`` and ``/r/sub``) take turns too. Taking the lock first finishes an apply a
+crash interrupted (see :func:`editblocks.journal.recover`).
 """
 
 from __future__ import annotations
 
 import os
 import stat
+import threading
 import time
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from .workspace import STATE_DIR, WorkspaceError
+
+if TYPE_CHECKING:
+    from .journal import Recovery
 
 DEFAULT_LOCK_TIMEOUT = 300.0
 _GITIGNORE = "# editblocks' lock and undo journal; never committed.\n*\n"
@@ -24,6 +31,22 @@ try:
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
     import msvcrt
+
+
+_NOTES: dict[str, list[str]] = {}
+_NOTES_LOCK = threading.Lock()
+
+
+def _add_note(root: Path, note: str) -> None:
+    with _NOTES_LOCK:
+        _NOTES.setdefault(str(root), []).append(note)
+
+
+def take_notes(root: str | os.PathLike[str]) -> list[str]:
+    """The notes the lock left for whoever writes under ``root`` next in this process (an
+    interrupted apply it finished or put back), each given once."""
+    with _NOTES_LOCK:
+        return _NOTES.pop(str(Path(root)), [])
 
 
 class LockTimeoutError(WorkspaceError):
@@ -71,13 +94,26 @@ class RootLock:
         self.root = Path(root).resolve()
         self.timeout = timeout
         self._fd: int | None = None
+        self._ancestors: list[int] = []
+        self.recoveries: list[Recovery] = []
+        """What taking the lock found and did about an interrupted apply (see :func:`editblocks.journal.recover`)."""
 
     def acquire(self) -> None:
+        """Take the lock (waiting up to the timeout), then finish an apply a crash interrupted."""
+        deadline = time.monotonic() + self.timeout
+        self._take_ancestors(deadline)
+        try:
+            self._take_root(deadline)
+        except BaseException:
+            self._release_ancestors()
+            raise
+        self._recover()
+
+    def _take_root(self, deadline: float) -> None:
         fd, path, locked = self._open()
         if locked:
             self._fd = fd
             return
-        deadline = time.monotonic() + self.timeout
         delay = 0.005
         while True:
             if _try_lock(fd):
@@ -85,12 +121,66 @@ class RootLock:
                 return
             if time.monotonic() >= deadline:
                 os.close(fd)
-                raise LockTimeoutError(
-                    f"another editblocks process has been applying edits under {self.root} for more than "
-                    f"{self.timeout:g} s (lock on {path})"
-                )
+                raise self._timeout(path)
             time.sleep(delay)
             delay = min(delay * 2, 0.1)
+
+    def _timeout(self, path: Path) -> LockTimeoutError:
+        return LockTimeoutError(
+            f"another editblocks process has been applying edits under {self.root} for more than "
+            f"{self.timeout:g} s (lock on {path})"
+        )
+
+    def _take_ancestors(self, deadline: float) -> None:
+        """A shared lock on every folder above the root, outermost first, so that an apply under
+        an enclosing root (which locks its own root exclusively) and this one take turns."""
+        if fcntl is None:  # pragma: no cover - Windows
+            return
+        for folder in reversed(self.root.parents):
+            try:
+                fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+            except OSError:
+                continue
+            delay = 0.005
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        os.close(fd)
+                        self._release_ancestors()
+                        raise self._timeout(folder) from None
+                    time.sleep(delay)
+                    delay = min(delay * 2, 0.1)
+                    continue
+                except OSError:
+                    os.close(fd)
+                    fd = -1
+                break
+            if fd >= 0:
+                self._ancestors.append(fd)
+
+    def _release_ancestors(self) -> None:
+        for fd in reversed(self._ancestors):
+            try:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            except OSError:
+                pass
+            os.close(fd)
+        self._ancestors.clear()
+
+    def _recover(self) -> None:
+        from .journal import recover
+        from .workspace import Workspace
+
+        try:
+            recovery = recover(Workspace(self.root))
+        except (OSError, WorkspaceError) as exc:
+            _add_note(self.root, f"could not check the undo journal for an interrupted apply: {exc}")
+            return
+        if recovery is not None:
+            self.recoveries.append(recovery)
+            _add_note(self.root, recovery.message)
 
     def _open(self) -> tuple[int, Path, bool]:
         """The descriptor to lock, what it is, and whether the first attempt already locked it."""
@@ -118,6 +208,7 @@ class RootLock:
             _unlock(self._fd)
             os.close(self._fd)
             self._fd = None
+        self._release_ancestors()
 
     def __enter__(self) -> RootLock:
         self.acquire()

@@ -8,11 +8,18 @@ from __future__ import annotations
 import errno
 import os
 import re
+import secrets
+import signal
 import stat
 import subprocess
-import tempfile
+import time
 import unicodedata
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
 
 from . import textfile
 from .textfile import TextFile, UnwritableTextError, dominant_newline
@@ -26,6 +33,7 @@ STATE_DIR = ".editblocks"
 """The folder under the root where editblocks keeps its lock and undo journal."""
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:/")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _SKIP_DIRS = frozenset({".git", ".hg", ".svn", STATE_DIR, "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache", ".pytest_cache"})
 _INTERNAL = {
@@ -48,6 +56,8 @@ _BAD_CATEGORIES = {
 
 __all__ = [
     "ABSENT",
+    "PendingWrite",
+    "Spot",
     "DEFAULT_MAX_FILE_BYTES",
     "DEFAULT_MAX_REPLY_BYTES",
     "STATE_DIR",
@@ -141,6 +151,10 @@ class Workspace:
         if _CONTROL.search(path):
             raise PathError(f"file path contains control characters: {path!r}")
         _check_unicode(path)
+        if path.startswith("\\\\"):
+            raise PathError(f"absolute file paths are not allowed (a Windows network path, with backslashes); use a path relative to the root: {path}")
+        if path.startswith("//") or _URL.match(path):
+            raise PathError(f"absolute file paths are not allowed (a network path or a URL); use a path relative to the root: {path}")
         if "\\" in path:
             raise PathError(f"file path uses backslashes (a Windows path); write it relative to the root with '/': {path}")
         if path.startswith("/"):
@@ -171,32 +185,155 @@ class Workspace:
         """(relative path, real absolute path) for ``path``, refusing anything that leaves the root.
 
         Symbolic links are followed and must end inside the root; the absolute path returned is
-        where the file really is, so writing it keeps the link.
+        where the file really is, so writing it keeps the link. Each folder is opened in turn
+        from the root without following links outside it (see :meth:`locate`).
         """
         rel = self.normalize(path)
-        full = self.root.joinpath(*rel.split("/"))
+        spot = self.locate(rel)
+        spot.close()
+        return spot.asked, self.root.joinpath(*spot.real.split("/"))
+
+    def locate(self, path: str, *, make_folders: bool = False) -> Spot:
+        """Where ``path`` really is: its folder opened from the root's descriptor and its name there.
+
+        Every folder on the way is opened relative to the one before with ``O_NOFOLLOW``; a
+        symbolic link is read and followed only as long as it stays inside the root, so no later
+        step re-walks a path string that something else could have swapped. Names are matched
+        to existing ones after Unicode normalisation (NFC). With ``make_folders`` missing folders
+        are created (listed in :attr:`Spot.created`). The caller closes the :class:`Spot`.
+        """
+        rel = self.normalize(path)
         try:
-            os.stat(full)
-        except FileNotFoundError:
-            pass
-        except NotADirectoryError:
-            raise PathError(f"a folder on the path is a file, not a folder: {rel}") from None
+            return self._walk(rel, make_folders)
+        except WorkspaceError:
+            raise
         except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise PathError(f"file path goes through a loop of symbolic links: {rel}") from None
-            if exc.errno == errno.ENAMETOOLONG:
-                raise PathError(f"file path is too long: {rel[:80]}") from None
-            raise WorkspaceError(f"{rel}: {exc.strerror or exc}") from None
-        real = Path(os.path.realpath(full))
-        if real == self.root:
+            raise _os_error(exc, rel) from None
+
+    def _walk(self, rel: str, make_folders: bool) -> Spot:
+        parts = rel.split("/")
+        asked = list(parts)
+        created: list[str] = []
+        hops = 0
+        while True:
+            fd = os.open(self.root, _DIR_FLAGS)
+            real: list[str] = []
+            restart: list[str] | None = None
+            try:
+                missing = False
+                for index, part in enumerate(parts):
+                    last = index == len(parts) - 1
+                    if missing:
+                        real.append(part)
+                        continue
+                    st = _lstat(fd, part)
+                    if st is None or not part.isascii():
+                        alike = _existing_name(fd, part, rel)
+                        if alike != part:
+                            part = alike
+                            st = _lstat(fd, part)
+                    if hops == 0:
+                        asked[index] = part
+                    if st is not None and stat.S_ISLNK(st.st_mode):
+                        hops += 1
+                        if hops > _MAX_LINKS:
+                            raise PathError(f"file path goes through a loop of symbolic links: {rel}")
+                        target = os.readlink(part, dir_fd=fd)
+                        restart = self._follow(real, target, parts[index + 1 :], rel)
+                        break
+                    if last:
+                        real.append(part)
+                        break
+                    if st is None:
+                        if not make_folders:
+                            missing = True
+                            real.append(part)
+                            continue
+                        try:
+                            os.mkdir(part, 0o777, dir_fd=fd)
+                            created.append("/".join([*real, part]))
+                            _fsync_fd(fd)
+                        except FileExistsError:
+                            pass
+                    elif not stat.S_ISDIR(st.st_mode):
+                        raise PathError(f"a folder on the path is a file, not a folder: {rel}")
+                    try:
+                        nfd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                    except OSError as exc:
+                        if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT):
+                            # It changed since it was looked at: look again from the root.
+                            hops += 1
+                            if hops > _MAX_LINKS:
+                                raise PathError(f"a folder on the path keeps changing while it is opened: {rel}") from None
+                            restart = parts
+                            break
+                        raise
+                    os.close(fd)
+                    fd = nfd
+                    real.append(part)
+            except BaseException:
+                os.close(fd)
+                raise
+            if restart is not None:
+                os.close(fd)
+                parts = restart
+                continue
+            break
+        real_rel = "/".join(real)
+        if not real_rel:
+            os.close(fd)
             raise PathError(f"file path leads to the root folder itself (through a symbolic link): {rel}")
-        if self.root not in real.parents:
-            raise PathError(f"file path leads outside the root folder (through a symbolic link): {rel}")
-        real_rel = real.relative_to(self.root).as_posix()
         if real_rel != rel:
-            for part in real_rel.split("/"):
-                _check_internal(part, f"{rel} (a symbolic link to {real_rel})")
-        return rel, real
+            for part in real:
+                try:
+                    _check_internal(part, f"{rel} (a symbolic link to {real_rel})")
+                except PathError:
+                    os.close(fd)
+                    raise
+        spot = Spot(None if missing else fd, real[-1], real_rel, "/".join(asked), created)
+        if missing:
+            os.close(fd)
+        return spot
+
+    def _follow(self, real: list[str], target: str, rest: list[str], rel: str) -> list[str]:
+        """The parts under the root that a link named in folder ``real`` and pointing to ``target`` leads to."""
+        if target.startswith("/"):
+            root = str(self.root)
+            if target == root or target.startswith(root + "/"):
+                base: list[str] = []
+                target = target[len(root) :]
+            else:
+                # A link through some other path back into the root (e.g. a folder linked elsewhere).
+                resolved = os.path.realpath(target)
+                if resolved != root and not resolved.startswith(root.rstrip("/") + "/"):
+                    raise PathError(f"file path leads outside the root folder (through a symbolic link): {rel}")
+                base, target = [], resolved[len(root) :]
+        else:
+            base = list(real)
+        for piece in [*target.split("/"), *rest]:
+            if piece in ("", "."):
+                continue
+            if piece == "..":
+                if not base:
+                    raise PathError(f"file path leads outside the root folder (through a symbolic link): {rel}")
+                base.pop()
+                continue
+            base.append(piece)
+        if not base:
+            raise PathError(f"file path leads to the root folder itself (through a symbolic link): {rel}")
+        return base
+
+    def identity(self, path: str) -> object:
+        """What ``path`` names, to tell two names of one file apart: (device, inode) of an
+        existing file, else where it would be (relative, links followed, letter case folded)."""
+        spot = self.locate(path)
+        try:
+            st = _lstat_at(spot) if spot.dir_fd is not None else None
+        except OSError:
+            st = None
+        finally:
+            spot.close()
+        return (st.st_dev, st.st_ino) if st is not None else os.path.normcase(spot.real)
 
     def exists(self, path: str) -> bool:
         _, full = self.resolve(path)
@@ -239,20 +376,25 @@ class Workspace:
         Raises a :class:`WorkspaceError` saying why it cannot be read (missing, a folder, a
         device or pipe, larger than the limit, unreadable).
         """
-        rel, full = self.resolve(path)
-        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+        spot = self.locate(path)
         try:
-            fd = os.open(full, flags)
-        except FileNotFoundError:
-            raise FileMissingError(f"file not found: {rel}") from None
-        except IsADirectoryError:
-            raise WorkspaceError(f"{rel} is a folder, not a file") from None
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise PathError(f"{rel} changed into a symbolic link while being read") from None
-            if exc.errno in (errno.ENXIO, errno.ENODEV):
-                raise WorkspaceError(f"{rel} is not a regular file (a socket or device)") from None
-            raise WorkspaceError(f"cannot read {rel}: {exc.strerror or exc}") from None
+            rel, data, st = self._read_at(spot)
+        finally:
+            spot.close()
+        return rel, data, stat.S_IMODE(st.st_mode)
+
+    def _read_at(self, spot: Spot) -> tuple[str, bytes, os.stat_result]:
+        rel = spot.asked
+        if spot.dir_fd is None:
+            raise FileMissingError(f"file not found: {rel}")
+        fd = _open_file(spot, rel)
+        try:
+            st, data = self._read_fd(fd, rel)
+        finally:
+            os.close(fd)
+        return rel, data, st
+
+    def _read_fd(self, fd: int, rel: str) -> tuple[os.stat_result, bytes]:
         try:
             st = os.fstat(fd)
             if stat.S_ISDIR(st.st_mode):
@@ -265,20 +407,20 @@ class Workspace:
                 )
             chunks = []
             remaining = self.max_file_bytes + 1
+            offset = 0
             while remaining > 0:
-                chunk = os.read(fd, min(remaining, 1 << 20))
+                chunk = os.pread(fd, min(remaining, 1 << 20), offset)
                 if not chunk:
                     break
                 chunks.append(chunk)
                 remaining -= len(chunk)
+                offset += len(chunk)
             data = b"".join(chunks)
         except OSError as exc:
             raise WorkspaceError(f"cannot read {rel}: {exc.strerror or exc}") from None
-        finally:
-            os.close(fd)
         if len(data) > self.max_file_bytes:
             raise TooLargeError(f"{rel} is too large to edit (over {_size(self.max_file_bytes)}, the limit)")
-        return rel, data, stat.S_IMODE(st.st_mode)
+        return st, data
 
     def read(self, path: str) -> TextFile:
         """Read a text file under the root; raises a :class:`WorkspaceError` saying why it cannot."""
@@ -313,74 +455,107 @@ class Workspace:
         must still hold, or :data:`ABSENT` when it must not exist. A mismatch raises
         :class:`ConflictError` and writes nothing.
         """
-        rel, full = self.resolve(path)
-        try:
-            st = os.lstat(full)
-        except FileNotFoundError:
-            st = None
-        if st is not None:
-            if stat.S_ISDIR(st.st_mode):
-                raise WorkspaceError(f"{rel} is a folder, not a file")
-            if not stat.S_ISREG(st.st_mode):
-                raise WorkspaceError(f"{rel} is not a regular file ({_kind(st.st_mode)})")
-            if not st.st_mode & 0o222:
-                raise WorkspaceError(f"{rel} is read-only; make it writable to edit it")
-        if expected is ABSENT and st is not None:
-            raise ConflictError(f"{rel} was created by something else while the edits were being applied")
-        if isinstance(expected, bytes):
-            if st is None:
-                raise ConflictError(f"{rel} was deleted by something else while the edits were being applied")
-            if self.read_bytes(rel)[1] != expected:
-                raise ConflictError(f"{rel} was changed by something else while the edits were being applied")
-        created = self._make_folders(rel, full)
-        if mode is None:
-            mode = stat.S_IMODE(st.st_mode) if st is not None else _new_file_mode()
-        _remove_stale_temporaries(full)
-        atomic_write(full, data, mode)
-        return created
+        pending = self.prepare_write(path, data, mode, expected=expected)
+        pending.commit()
+        return pending.created
 
-    def _make_folders(self, rel: str, full: Path) -> list[str]:
-        created: list[str] = []
-        for folder_rel in self.missing_folders(rel):
-            folder = self.root / folder_rel
-            try:
-                os.mkdir(folder)
-            except FileExistsError:
-                if not folder.is_dir():
-                    raise WorkspaceError(f"cannot create folder {folder_rel} for {rel}: a file of that name exists") from None
-                continue
-            except OSError as exc:
-                raise WorkspaceError(f"cannot create folder {folder_rel} for {rel}: {exc.strerror or exc}") from None
-            created.append(folder_rel)
-        # Re-check after creating folders: a folder on the way may have become a link out of the root.
-        real_parent = Path(os.path.realpath(full.parent))
-        if real_parent != self.root and self.root not in real_parent.parents:
-            raise PathError(f"file path leads outside the root folder (through a symbolic link): {rel}")
-        return created
+    def prepare_write(self, path: str, data: bytes, mode: int | None = None, *, expected: object = None) -> PendingWrite:
+        """Write ``data`` to a synced temporary file beside ``path``; :meth:`PendingWrite.commit`
+        then checks ``expected`` and renames it into place at once (see :meth:`write_bytes`).
+
+        The owner and group of the file replaced are kept where permitted; setuid and setgid
+        bits are dropped when they could not be. Call ``commit`` or ``abort``.
+        """
+        spot = self.locate(path, make_folders=True)
+        rel = spot.asked
+        try:
+            if spot.dir_fd is None:  # pragma: no cover - make_folders opens every folder
+                raise WorkspaceError(f"cannot create the folders for {rel}")
+            st = _lstat_at(spot)
+            if st is not None:
+                if stat.S_ISDIR(st.st_mode):
+                    raise WorkspaceError(f"{rel} is a folder, not a file")
+                if not stat.S_ISREG(st.st_mode):
+                    raise WorkspaceError(f"{rel} is not a regular file ({_kind(st.st_mode)})")
+                if not st.st_mode & 0o222:
+                    raise WorkspaceError(f"{rel} is read-only; make it writable to edit it")
+            if expected is ABSENT and st is not None:
+                raise ConflictError(f"{rel} was created by something else while the edits were being applied")
+            if isinstance(expected, bytes) and st is None:
+                raise ConflictError(f"{rel} was deleted by something else while the edits were being applied")
+            if mode is None:
+                mode = stat.S_IMODE(st.st_mode) if st is not None else _new_file_mode()
+            owner = (st.st_uid, st.st_gid) if st is not None else None
+            _remove_stale_temporaries(spot.dir_fd, spot.name)
+            tmp = _write_temporary(spot.dir_fd, spot.name, data, mode, owner)
+        except WorkspaceError:
+            spot.close()
+            raise
+        except OSError as exc:
+            spot.close()
+            raise _os_error(exc, rel) from None
+        return PendingWrite(self, spot, tmp, data, expected)
 
     def delete(self, path: str, *, expected: bytes | None = None) -> None:
         """Delete the file at ``path``; with ``expected``, only if it still holds those bytes."""
-        rel, full = self.resolve(path)
-        if expected is not None and self.read_bytes(rel)[1] != expected:
-            raise ConflictError(f"{rel} was changed by something else; not deleted")
+        spot = self.locate(path)
+        rel = spot.asked
         try:
-            os.unlink(full)
-        except FileNotFoundError:
-            return
-        except OSError as exc:
-            raise WorkspaceError(f"cannot delete {rel}: {exc.strerror or exc}") from None
-        _fsync_dir(full.parent)
+            if spot.dir_fd is None:
+                return
+            if expected is not None:
+                try:
+                    fd = _open_file(spot, rel)
+                except FileMissingError:
+                    raise ConflictError(f"{rel} was deleted by something else; not deleted") from None
+                try:
+                    st, current = self._read_fd(fd, rel)
+                    if current != expected:
+                        raise ConflictError(f"{rel} was changed by something else; not deleted")
+                    _same_file_still(spot, st, f"{rel} was changed by something else; not deleted")
+                finally:
+                    os.close(fd)
+            try:
+                os.unlink(spot.name, dir_fd=spot.dir_fd)
+            except FileNotFoundError:
+                return
+            except OSError as exc:
+                raise WorkspaceError(f"cannot delete {rel}: {exc.strerror or exc}") from None
+            _fsync_fd(spot.dir_fd)
+        finally:
+            spot.close()
+
+    def remove_temporaries(self, path: str) -> int:
+        """Delete the temporary files a killed editblocks process left beside ``path``; how many.
+
+        Only for callers holding the root's lock.
+        """
+        try:
+            spot = self.locate(path)
+        except WorkspaceError:
+            return 0
+        try:
+            return 0 if spot.dir_fd is None else _remove_stale_temporaries(spot.dir_fd, spot.name)
+        finally:
+            spot.close()
 
     def remove_empty_folders(self, folders: list[str]) -> list[str]:
         """Remove those of ``folders`` (relative) that are empty, innermost first; returns the removed ones."""
         removed = []
         for folder_rel in sorted(folders, key=lambda f: f.count("/"), reverse=True):
             try:
-                rel, full = self.resolve(folder_rel)
-                os.rmdir(full)
+                spot = self.locate(folder_rel)
             except (OSError, WorkspaceError):
                 continue
-            removed.append(rel)
+            try:
+                if spot.dir_fd is None:
+                    continue
+                os.rmdir(spot.name, dir_fd=spot.dir_fd)
+            except OSError:
+                continue
+            finally:
+                spot.close()
+            removed.append(spot.asked)
         return removed
 
     # -- git ----------------------------------------------------------------------
@@ -443,48 +618,399 @@ def _kind(mode: int) -> str:
 
 
 _TMP_SUFFIX = ".editblocks-tmp"
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_FILE_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_MAX_LINKS = 40
+_LEASE_SIGNAL = int(getattr(signal, "SIGURG", 23))
+"""SIGURG, ignored unless handled: the signal a lease break sends, instead of SIGIO, which would end the process."""
 
 
-def _remove_stale_temporaries(full: Path) -> None:
-    """Delete temporary files a killed editblocks process left beside ``full``.
+class Spot:
+    """A file's place: its folder, open (None when a folder on the way does not exist), and its name.
+
+    ``real`` is the path under the root where it really is (links followed), ``asked`` the path
+    asked for, spelled as the existing files are, and ``created`` the folders made on the way.
+    """
+
+    __slots__ = ("dir_fd", "name", "real", "asked", "created")
+
+    def __init__(self, dir_fd: int | None, name: str, real: str, asked: str, created: list[str]) -> None:
+        self.dir_fd, self.name, self.real, self.asked, self.created = dir_fd, name, real, asked, created
+
+    def close(self) -> None:
+        if self.dir_fd is not None:
+            os.close(self.dir_fd)
+            self.dir_fd = None
+
+
+class PendingWrite:
+    """A complete, synced temporary file waiting to replace a file (see :meth:`Workspace.prepare_write`)."""
+
+    def __init__(self, workspace: Workspace, spot: Spot, tmp: tuple[str, int], data: bytes, expected: object) -> None:
+        self.workspace, self.spot, self.data, self.expected = workspace, spot, data, expected
+        self.tmp: str | None = tmp[0]
+        self._tmp_ino = tmp[1]
+        self.created = list(spot.created)
+        self.path = spot.asked
+
+    def park(self) -> None:
+        """Close the folder until :meth:`commit` (to hold few descriptors while many files wait)."""
+        self.spot.close()
+
+    def _reopen(self) -> None:
+        """Open the folder again from the root, and check the temporary file is still in it."""
+        if self.spot.dir_fd is not None or self.tmp is None:
+            return
+        spot = self.workspace.locate(self.spot.real)
+        st = None if spot.dir_fd is None else _lstat(spot.dir_fd, self.tmp)
+        if spot.dir_fd is None or st is None or st.st_ino != self._tmp_ino:
+            spot.close()
+            self.tmp = None
+            raise ConflictError(f"the folder of {self.path} was changed by something else while the edits were being applied")
+        spot.asked, spot.created = self.spot.asked, self.spot.created
+        self.spot = spot
+
+    def commit(self) -> None:
+        """Check that the file still holds what it must, and rename the temporary file over it at once.
+
+        Raises :class:`ConflictError`, replacing nothing, when the file changed; a change another
+        program made at the very moment of the rename is detected afterwards, put back, and
+        reported the same way.
+        """
+        try:
+            self._reopen()
+        except OSError as exc:
+            raise _os_error(exc, self.path) from None
+        spot, rel, expected = self.spot, self.spot.asked, self.expected
+        dir_fd = spot.dir_fd
+        assert dir_fd is not None and self.tmp is not None
+        try:
+            if isinstance(expected, bytes):
+                try:
+                    fd = _open_file(spot, rel)
+                except FileMissingError:
+                    raise ConflictError(f"{rel} was deleted by something else while the edits were being applied") from None
+                leased = _take_lease(fd)
+                try:
+                    if leased is False:
+                        raise ConflictError(
+                            f"{rel} is open for writing in another program, which could go on writing to the old "
+                            "file; close it there and apply again"
+                        )
+                    st, current = self.workspace._read_fd(fd, rel)
+                    changed = f"{rel} was changed by something else while the edits were being applied"
+                    if current != expected:
+                        raise ConflictError(changed)
+                    keep = _second_name(dir_fd, spot.name)
+                    try:
+                        _same_file_still(spot, st, changed)
+                        os.rename(self.tmp, spot.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+                        self.tmp = None
+                        after = os.fstat(fd)
+                        if (after.st_size, after.st_mtime_ns) != (st.st_size, st.st_mtime_ns) or (leased and _lease_broken(fd)):
+                            self._put_back(fd, rel, keep)
+                    finally:
+                        if keep is not None:
+                            _unlink_quietly(dir_fd, keep)
+                finally:
+                    if leased:
+                        _release_lease(fd)
+                    os.close(fd)
+            elif expected is ABSENT:
+                try:
+                    os.link(self.tmp, spot.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
+                except FileExistsError:
+                    raise ConflictError(f"{rel} was created by something else while the edits were being applied") from None
+                except OSError:
+                    # No hard links here: check, then rename.
+                    if _lstat(dir_fd, spot.name) is not None:
+                        raise ConflictError(f"{rel} was created by something else while the edits were being applied") from None
+                    os.rename(self.tmp, spot.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+                    self.tmp = None
+                else:
+                    os.unlink(self.tmp, dir_fd=dir_fd)
+                    self.tmp = None
+            else:
+                os.rename(self.tmp, spot.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+                self.tmp = None
+            _fsync_fd(dir_fd)
+        except OSError as exc:
+            raise _os_error(exc, rel) from None
+        finally:
+            self.abort()
+
+    def _put_back(self, old_fd: int, rel: str, keep: str | None) -> None:
+        """Another program wrote to the file replaced while it was renamed: put it back."""
+        spot = self.spot
+        assert spot.dir_fd is not None
+        why = f"{rel} was changed by another program at the moment it was replaced"
+        if keep is not None:
+            try:
+                os.rename(keep, spot.name, src_dir_fd=spot.dir_fd, dst_dir_fd=spot.dir_fd)
+            except OSError as exc:
+                raise ConflictError(f"{why}; it could not be put back ({exc.strerror or exc}); this edit was written") from None
+            raise ConflictError(f"{why}; its change was kept and this edit was not written")
+        try:
+            st, data = self.workspace._read_fd(old_fd, rel)
+            now = _lstat(spot.dir_fd, spot.name)
+            if now is None or now.st_ino != self._tmp_ino:
+                raise ConflictError(f"{why}, and again after; this edit was written, check the file")
+            tmp, _ = _write_temporary(spot.dir_fd, spot.name, data, stat.S_IMODE(st.st_mode), (st.st_uid, st.st_gid))
+            os.rename(tmp, spot.name, src_dir_fd=spot.dir_fd, dst_dir_fd=spot.dir_fd)
+        except (OSError, WorkspaceError) as exc:
+            if isinstance(exc, ConflictError):
+                raise
+            raise ConflictError(f"{why}; its change could not be put back ({exc}); this edit was written") from None
+        raise ConflictError(f"{why}; its change was kept and this edit was not written")
+
+    def abort(self) -> None:
+        """Remove the temporary file (if not renamed yet) and close the folder."""
+        try:
+            self._reopen()
+        except (OSError, WorkspaceError):
+            pass
+        if self.tmp is not None and self.spot.dir_fd is not None:
+            try:
+                os.unlink(self.tmp, dir_fd=self.spot.dir_fd)
+            except OSError:
+                pass
+            self.tmp = None
+        self.spot.close()
+
+
+def _take_lease(fd: int) -> bool | None:
+    """Take a read lease on ``fd`` (Linux): True when held, False when another program has the
+    file open for writing, None when leases are not available here.
+
+    While it is held, a program opening the file for writing waits, and the lease shows it.
+    """
+    if fcntl is None or not hasattr(fcntl, "F_SETLEASE"):
+        return None
+    for delay in (0.0, 0.002, 0.005, 0.01, 0.02, 0.05):
+        if delay:
+            time.sleep(delay)
+        try:
+            fcntl.fcntl(fd, fcntl.F_SETSIG, _LEASE_SIGNAL)
+            fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK)
+            return True
+        except OSError as exc:
+            if exc.errno != errno.EAGAIN:
+                return None
+    return False
+
+
+def _lease_broken(fd: int) -> bool:
+    """Whether a program has tried to open the leased file for writing since the lease was taken."""
+    try:
+        return fcntl.fcntl(fd, fcntl.F_GETLEASE) != fcntl.F_RDLCK
+    except OSError:
+        return True
+
+
+def _release_lease(fd: int) -> None:
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
+    except OSError:
+        pass
+
+
+def _second_name(dir_fd: int, name: str) -> str | None:
+    """A hard link to ``name`` under a temporary name, so the file can be put back; None if impossible."""
+    keep = f"{_temporary_prefix(name)}{secrets.token_hex(4)}.old{_TMP_SUFFIX}"
+    try:
+        os.link(name, keep, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return None
+    return keep
+
+
+def _unlink_quietly(dir_fd: int, name: str) -> None:
+    try:
+        os.unlink(name, dir_fd=dir_fd)
+    except OSError:
+        pass
+
+
+def _lstat(dir_fd: int, name: str) -> os.stat_result | None:
+    try:
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
+def _lstat_at(spot: Spot) -> os.stat_result | None:
+    assert spot.dir_fd is not None
+    return _lstat(spot.dir_fd, spot.name)
+
+
+def _same_file_still(spot: Spot, st: os.stat_result, message: str) -> None:
+    """Raise :class:`ConflictError` unless ``spot`` still names the file ``st`` describes, unchanged."""
+    now = _lstat_at(spot)
+    if now is None or (now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns) != (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns):
+        raise ConflictError(message)
+
+
+def _existing_name(dir_fd: int, part: str, rel: str) -> str:
+    """The existing name in the folder equal to ``part`` after Unicode normalisation (NFC), else ``part``."""
+    want = unicodedata.normalize("NFC", part)
+    try:
+        names = os.listdir(dir_fd)
+    except OSError:
+        return part
+    alike = [n for n in names if n == part or (not n.isascii() and unicodedata.normalize("NFC", n) == want)]
+    if len(alike) > 1:
+        listed = ", ".join(repr(n) for n in sorted(alike))
+        raise PathError(f"several files have names that look the same as {part!r} ({listed}); rename one of them first: {rel}")
+    return alike[0] if alike else part
+
+
+def _open_file(spot: Spot, rel: str) -> int:
+    try:
+        return os.open(spot.name, _FILE_FLAGS, dir_fd=spot.dir_fd)
+    except FileNotFoundError:
+        raise FileMissingError(f"file not found: {rel}") from None
+    except IsADirectoryError:
+        raise WorkspaceError(f"{rel} is a folder, not a file") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise PathError(f"{rel} changed into a symbolic link while being read") from None
+        if exc.errno in (errno.ENXIO, errno.ENODEV):
+            raise WorkspaceError(f"{rel} is not a regular file (a socket or device)") from None
+        raise WorkspaceError(f"cannot read {rel}: {exc.strerror or exc}") from None
+
+
+def _os_error(exc: OSError, rel: str) -> WorkspaceError:
+    """A clean :class:`WorkspaceError` for an ``OSError`` met while walking to or writing ``rel``."""
+    if exc.errno == errno.ELOOP:
+        return PathError(f"file path goes through a loop of symbolic links, or a folder on it changed into one: {rel}")
+    if exc.errno == errno.ENAMETOOLONG:
+        return PathError(f"file path is too long: {rel[:80]}")
+    if exc.errno == errno.ENOTDIR:
+        return PathError(f"a folder on the path is a file, not a folder: {rel}")
+    return WorkspaceError(f"{rel}: {exc.strerror or exc}")
+
+
+def _temporary_prefix(name: str) -> str:
+    return "." + name.encode("utf-8", "surrogateescape")[:200].decode("utf-8", "ignore") + "."
+
+
+def _remove_stale_temporaries(dir_fd: int, name: str) -> int:
+    """Delete temporary files a killed editblocks process left beside ``name``; returns how many.
 
     Callers hold the root's lock, so no other editblocks process is writing them.
     """
     try:
-        names = os.listdir(full.parent)
+        names = os.listdir(dir_fd)
     except OSError:
-        return
-    prefix = f".{full.name[:200]}."
-    for name in names:
-        if name.startswith(prefix) and name.endswith(_TMP_SUFFIX):
-            stale = full.parent / name
-            try:
-                if stat.S_ISREG(os.lstat(stale).st_mode):
-                    os.unlink(stale)
-            except OSError:
-                pass
+        return 0
+    prefix = _temporary_prefix(name)
+    ours = re.compile(re.escape(prefix) + r"[0-9a-z_]{8}(?:\.old)?" + re.escape(_TMP_SUFFIX))
+    removed = 0
+    for other in names:
+        if other.startswith(prefix) and ours.fullmatch(other):
+            st = _lstat(dir_fd, other)
+            if st is not None and stat.S_ISREG(st.st_mode):
+                try:
+                    os.unlink(other, dir_fd=dir_fd)
+                    removed += 1
+                except OSError:
+                    pass
+    return removed
 
 
-def atomic_write(full: Path, data: bytes, mode: int) -> None:
-    """Write ``data`` to ``full``: a temporary file in the same folder, fsync, rename over it.
-
-    A crash at any instant leaves ``full`` either as it was or entirely new.
-    """
-    fd, tmp = tempfile.mkstemp(prefix=f".{full.name[:200]}.", suffix=_TMP_SUFFIX, dir=full.parent)
+def _write_temporary(dir_fd: int, name: str, data: bytes, mode: int, owner: tuple[int, int] | None) -> tuple[str, int]:
+    """A new temporary file beside ``name`` holding ``data``, synced; (its name, its inode)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    prefix = _temporary_prefix(name)
+    while True:
+        tmp = f"{prefix}{secrets.token_hex(4)}{_TMP_SUFFIX}"
+        try:
+            fd = os.open(tmp, flags, 0o600, dir_fd=dir_fd)
+            break
+        except FileExistsError:
+            continue
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, full)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            if owner is not None:
+                mode = _keep_owner(fd, owner, mode)
+            os.fchmod(fd, mode)
+            os.fsync(fd)
+            ino = os.fstat(fd).st_ino
+        finally:
+            os.close(fd)
     except BaseException:
         try:
-            os.unlink(tmp)
-        except FileNotFoundError:
+            os.unlink(tmp, dir_fd=dir_fd)
+        except OSError:
             pass
         raise
-    _fsync_dir(full.parent)
+    return tmp, ino
+
+
+def _keep_owner(fd: int, owner: tuple[int, int], mode: int) -> int:
+    """Give the temporary file ``owner`` (uid, gid) where permitted; the mode bits to set then.
+
+    Setuid and setgid are dropped when the owner (or, for setgid, the group) could not be kept.
+    """
+    uid, gid = owner
+    st = os.fstat(fd)
+    if (st.st_uid, st.st_gid) == (uid, gid):
+        return mode
+    try:
+        os.fchown(fd, uid, gid)
+        return mode
+    except OSError:
+        pass
+    group_kept = st.st_gid == gid
+    if not group_kept:
+        try:
+            os.fchown(fd, -1, gid)
+            group_kept = True
+        except OSError:
+            pass
+    if st.st_uid != uid:
+        return mode & ~(stat.S_ISUID | stat.S_ISGID)
+    return mode if group_kept else mode & ~stat.S_ISGID
+
+
+def open_folder_beneath(root: Path, folder: Path) -> int:
+    """``folder`` (inside ``root``) opened one folder at a time from ``root``, following no link."""
+    fd = os.open(root, _DIR_FLAGS)
+    try:
+        for part in folder.relative_to(root).parts:
+            nfd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = nfd
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def atomic_write(full: Path, data: bytes, mode: int, *, root: Path | None = None) -> None:
+    """Write ``data`` to ``full``: a temporary file in the same folder, fsync, rename over it.
+
+    A crash at any instant leaves ``full`` either as it was or entirely new. The folder is
+    opened once, without following a link (with ``root``, none on the way from ``root``
+    either), and everything happens relative to it.
+    """
+    dir_fd = os.open(full.parent, _DIR_FLAGS) if root is None else open_folder_beneath(root, full.parent)
+    try:
+        tmp, _ = _write_temporary(dir_fd, full.name, data, mode, None)
+        try:
+            os.rename(tmp, full.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            try:
+                os.unlink(tmp, dir_fd=dir_fd)
+            except OSError:
+                pass
+            raise
+        _fsync_fd(dir_fd)
+    finally:
+        os.close(dir_fd)
 
 
 def _new_file_mode() -> int:
@@ -493,14 +1019,8 @@ def _new_file_mode() -> int:
     return 0o666 & ~umask
 
 
-def _fsync_dir(folder: Path) -> None:
+def _fsync_fd(dir_fd: int) -> None:
     try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
+        os.fsync(dir_fd)
     except OSError:
         pass
-    finally:
-        os.close(fd)

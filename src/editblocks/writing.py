@@ -8,13 +8,13 @@ files already written.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 from .journal import Journal, JournalEntry, JournalFile, sha256
+from .lock import take_notes
 from .models import ApplyResult, EditResult, EditStatus, ParseWarning
 from .textfile import TextFile, UnwritableTextError
-from .workspace import ABSENT, Workspace, WorkspaceError
+from .workspace import ABSENT, PendingWrite, Workspace, WorkspaceError
 
 
 @dataclass
@@ -70,6 +70,8 @@ def commit(
 
     Blocks whose file cannot be written are turned into failures that say why.
     """
+    for note in take_notes(workspace.root):
+        result.warnings.append(ParseWarning(0, note))
     if atomic and any(r.status is not EditStatus.APPLIED for r in result.results):
         _hold_back(result, _blockers(result))
         return
@@ -87,11 +89,14 @@ def commit(
     book = Journal(workspace.root) if journal and ready else None
     if book is not None:
         try:
-            entry = book.begin([(_journal_file(workspace, c), c.file.data if c.existed else None) for c in ready])
+            entry = book.begin([(_journal_file(workspace, c), c.file.data if c.existed else None) for c in ready], atomic=atomic)
         except WorkspaceError as exc:
             for change in ready:
                 _fail(change, f"not written: {exc}")
             return
+    if atomic and not dry_run:
+        _commit_all(workspace, ready, result, book, entry)
+        return
     written: list[Change] = []
     for change in ready:
         try:
@@ -119,6 +124,56 @@ def commit(
             result.warnings.append(ParseWarning(0, f"the undo journal could not be completed: {exc}"))
 
 
+def _commit_all(
+    workspace: Workspace, ready: list[Change], result: ApplyResult, book: Journal | None, entry: JournalEntry | None
+) -> None:
+    """All or nothing, across crashes too: every new file complete and synced in a temporary file
+    first (the journal entry, written before, is the intent record), then the renames in one go.
+
+    A crash before the last rename leaves the entry pending; the next editblocks command under
+    the root puts the files back (see :func:`editblocks.journal.recover`).
+    """
+    pending: dict[int, PendingWrite] = {}
+    for i, change in enumerate(ready):
+        if change.delete:
+            continue
+        try:
+            pending[i] = workspace.prepare_write(
+                change.path, change.data, change.file.mode, expected=change.file.data if change.existed else ABSENT
+            )
+            change.created_folders = pending[i].created
+            pending[i].park()
+        except (OSError, WorkspaceError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            _fail(change, f"could not write {change.path}: {reason}")
+            for other in pending.values():
+                other.abort()
+            workspace.remove_empty_folders([d for c in ready for d in c.created_folders])
+            _roll_back(workspace, [], result, book, entry, change.path)
+            return
+    written: list[Change] = []
+    for i, change in enumerate(ready):
+        try:
+            if change.delete:
+                workspace.delete(change.path, expected=change.file.data)
+            else:
+                pending.pop(i).commit()
+        except (OSError, WorkspaceError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            _fail(change, f"could not write {change.path}: {reason}")
+            for other in pending.values():
+                other.abort()
+            _roll_back(workspace, written, result, book, entry, change.path)
+            return
+        written.append(change)
+        _record(result, change)
+    if book is not None and entry is not None:
+        try:
+            book.finish(entry, [c.path for c in written])
+        except (OSError, WorkspaceError) as exc:
+            result.warnings.append(ParseWarning(0, f"the undo journal could not be completed: {exc}"))
+
+
 def _prepare(workspace: Workspace, changes: list[Change]) -> list[Change]:
     """Encode each change, and refuse two names for one file; returns the changes fit to write."""
     ready: list[Change] = []
@@ -135,11 +190,9 @@ def _prepare(workspace: Workspace, changes: list[Change]) -> list[Change]:
     by_identity: dict[object, list[Change]] = {}
     for change in ready:
         try:
-            _, real = workspace.resolve(change.path)
-            st = os.stat(real)
-            key: object = (st.st_dev, st.st_ino)
-        except (OSError, WorkspaceError):
-            key = os.path.normcase(os.path.realpath(workspace.root / change.path))
+            key: object = workspace.identity(change.path)
+        except WorkspaceError:
+            key = change.path
         by_identity.setdefault(key, []).append(change)
     same = [group for group in by_identity.values() if len(group) > 1]
     for group in same:
