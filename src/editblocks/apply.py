@@ -417,7 +417,13 @@ def _apply_block(
                 block_level = "exact"
                 if (old_lines, new_lines) != (block.old_lines, block.new_lines):
                     res.notes.append("the block has several '=======' lines; the file shows which one separates SEARCH from REPLACE")
-                new_lines = _without_stray_dividers(new_lines, state.text, path, res)
+                try:
+                    kept = without_stray_dividers(new_lines, state.text, path)
+                except ValueError as exc:
+                    raise _Failure(str(exc)) from None
+                if kept != new_lines:
+                    new_lines = kept
+                    res.notes.append("a '=======' line doubled after the divider or left at the end of REPLACE is not text; it was left out")
             found = locate(
                 state.text,
                 old_lines,
@@ -481,10 +487,10 @@ def _ensures_final_newline(block: EditBlock) -> bool:
 _DIVIDER = re.compile(r"^\s*={5,9}\s*$")
 
 
-def _without_stray_dividers(new: str, text: str, path: str, res: EditResult) -> str:
-    """REPLACE without a doubled divider at its start or a stray one at its end: neither is
-    text. Certain only in a file with no divider-like line of its own; in one that has some
-    (reStructuredText), such a block is refused rather than read either way."""
+def without_stray_dividers(new: str, text: str, path: str) -> str:
+    """REPLACE (``new``) without a doubled divider at its start or a stray one at its end: neither
+    is text. Certain only in a file with no divider-like line of its own; in one that has some
+    (reStructuredText), :class:`ValueError` says why the block is not read either way."""
     lines = new.split("\n")[:-1]
     first = bool(lines) and bool(_DIVIDER.match(lines[0]))
     last = len(lines) > first and bool(_DIVIDER.match(lines[-1])) and not (
@@ -493,11 +499,10 @@ def _without_stray_dividers(new: str, text: str, path: str, res: EditResult) -> 
     if not first and not last:
         return new
     if marker_lines(text, path)["divider"]:
-        raise _Failure(
+        raise ValueError(
             "REPLACE starts or ends with a '=======' line, and the file has such lines too, so whether it is text "
             "or a doubled divider is not certain; write one divider between SEARCH and REPLACE"
         )
-    res.notes.append("a '=======' line doubled after the divider or left at the end of REPLACE is not text; it was left out")
     return "".join(x + "\n" for x in lines[int(first) : len(lines) - int(last)])
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 
-from .apply import block_reading
+from .apply import block_reading, without_stray_dividers
 from .formats import EXACT_FORMATS, get_format
 from .matching import Match, MatchFailure, choose_reading, find_all, locate
 from .models import EditBlock
@@ -254,6 +254,10 @@ class _Resolver:
                 if isinstance(chosen, MatchFailure):
                     return block, chosen.reason
                 (old_lines, new_lines), level = readings[chosen], "exact"
+                try:
+                    new_lines = without_stray_dividers(new_lines, text, path)
+                except ValueError as exc:
+                    return block, str(exc)
             found = locate(
                 text,
                 old_lines,
