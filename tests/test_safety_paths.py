@@ -205,3 +205,12 @@ def test_ordinary_paths_still_work(arena: tuple[Path, Path]) -> None:
     assert (root / "sub" / "new.py").read_text() == "n = 1\n"
     assert (root / "docs" / "caf\u00e9 notes.md").exists()
     assert (root / "via_link.txt").read_text() == "ok\n"
+
+
+@pytest.mark.parametrize("path", ["//home/user/.bashrc", "///x", "file:///etc/x", "\\\\server\\share\\x"])
+def test_network_paths_and_urls_on_a_path_line_are_refused(root: Path, path: str) -> None:
+    """A path line is a path as written: '//x' is not a comment prefix, 'file:' is not a label."""
+    reply = f"{path}\n```\n<<<<<<< SEARCH\n=======\npwned\n>>>>>>> REPLACE\n```\n"
+    result = editblocks.apply_edits(reply, root)
+    assert result.results and all(r.status is EditStatus.FAILED for r in result.results)
+    assert not any(root.rglob("*")) or all(p.name.startswith(".") for p in root.rglob("*"))

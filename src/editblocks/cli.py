@@ -366,8 +366,10 @@ def undo(root: str, as_list: bool, as_json: bool) -> None:
         Console(stderr=True, highlight=False).print(f"error: {exc}", markup=False)
         sys.exit(EXIT_FAILED)
     if as_json:
-        click.echo(json.dumps({"undone": done.entry.id, "restored": done.restored, "deleted": done.deleted, "unchanged": done.unchanged}, indent=2))
+        click.echo(json.dumps({"undone": done.entry.id, "restored": done.restored, "deleted": done.deleted, "unchanged": done.unchanged, "notes": list(done.notes)}, indent=2))
         return
+    for note in done.notes:
+        console.print(f"note: {note}", highlight=False, markup=False)
     console.print(f"undid apply #{done.entry.id} of {done.entry.time}", highlight=False, markup=False)
     for path in done.restored:
         console.print(f"  restored {path}", highlight=False, markup=False)

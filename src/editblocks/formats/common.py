@@ -16,7 +16,7 @@ _TAG_FENCE = re.compile(
 )
 _TAG_PATH_ATTR = re.compile(r"""\b(?:filePath|path|file)\s*=\s*["']([^"']+)["']""")
 _HEADING_FILE = re.compile(r"^\s*#{1,6}\s+(?:file|path|filename)\s*:\s*(.+?)\s*$", re.IGNORECASE)
-_LABEL = re.compile(r"^(?:file(?:name)?|path)\s*:\s*", re.IGNORECASE)
+_LABEL = re.compile(r"^(?:file(?:name)?|path)\s*:(?!//)\s*", re.IGNORECASE)
 _PARENTHETICAL = re.compile(r"\s+\([^()]*\)$")
 _BACKTICKED = re.compile(r"`([^`\s]+)`")
 _BAD_PATH_CHARS = re.compile(r"[;=*{}<>|?\"`$]")
@@ -97,7 +97,8 @@ def clean_path(line: str) -> str | None:
     while s != prev:
         prev = s
         s = s.strip()
-        s = re.sub(r"^(?:#+|//+|--|;+)\s*", "", s)
+        # A comment prefix is one when white space follows it: "//home/x" is a network path.
+        s = re.sub(r"^(?:#+\s*|//+\s+|--\s+|;+\s*)", "", s)
         s = _LABEL.sub("", s)
         s = s.rstrip(":").rstrip()
         s = _PARENTHETICAL.sub("", s)
