@@ -451,6 +451,29 @@ def bench_markers(settings: Settings, rows: list[Row], errors: list[str]) -> Non
         )
 
 
+def bench_dividers(rows: list[Row], errors: list[str]) -> None:
+    """One SEARCH/REPLACE block holding N '=======' lines, parsed and applied: time and peak
+    memory must grow linearly with N (each reading once built a copy of the block's texts)."""
+    import tempfile
+    import tracemalloc
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        for n in (1_000, 4_000, 16_000, 50_000):
+            (root / "a.py").write_text("x = 1\n", encoding="utf-8")
+            reply = "a.py\n```\n<<<<<<< SEARCH\nx = 1\n" + "=======\n" * n + "x = 2\n>>>>>>> REPLACE\n```\n"
+            tracemalloc.start()
+            try:
+                t, _ = best_of(1, lambda reply=reply: editblocks.apply_edits(reply, root, dry_run=True))  # type: ignore[misc]
+                peak = tracemalloc.get_traced_memory()[1]
+            except Exception as exc:  # noqa: BLE001
+                errors.append(f"dividers ({n}): {type(exc).__name__}: {exc}")
+                continue
+            finally:
+                tracemalloc.stop()
+            rows.append(Row(f"one block, {n:,} '=======' lines ({len(reply) // 1024} KB), peak {peak / 2**20:.1f} MB", secs(t.wall), secs(t.cpu)))
+
+
 # -- output --------------------------------------------------------------------------------------
 
 
@@ -507,6 +530,7 @@ def main(argv: list[str] | None = None) -> int:
     replies = bench_parse(settings, rows, errors)
     profiles = bench_apply(settings, rows, errors, args.profile)
     bench_markers(settings, rows, errors)
+    bench_dividers(rows, errors)
     print_table(rows)
 
     if args.profile:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -56,13 +57,18 @@ def main() -> int:
             src = ROOT / name
             (shutil.copytree if src.is_dir() else shutil.copy2)(src, work / name)  # type: ignore[operator]
         config = "\n[tool.mutmut]\n"
-        config += f"paths_to_mutate = {json.dumps(args.paths)}\n"
-        config += 'tests_dir = ["tests/"]\n'
+        # The whole package is copied (so the tests import it complete); only the paths asked
+        # for are mutated.
+        only = [p if p.endswith(".py") else p.rstrip("/") + "/*" for p in args.paths]
+        config += 'source_paths = ["src/"]\n'
+        config += f"only_mutate = {json.dumps(only)}\n"
         config += f"pytest_add_cli_args_test_selection = {json.dumps(args.tests)}\n"
         config += 'pytest_add_cli_args = ["-q", "-x", "-p", "no:cacheprovider"]\n'
         with (work / "pyproject.toml").open("a", encoding="utf-8") as fh:
             fh.write(config)
-        run = subprocess.run(["mutmut", "run", "--max-children", str(args.children)], cwd=work)
+        # The mutated copy must be what the tests import, not an installed (editable) editblocks.
+        env = {**os.environ, "PYTHONPATH": "src"}
+        run = subprocess.run(["mutmut", "run", "--max-children", str(args.children)], cwd=work, env=env)
         if run.returncode not in (0, 1):
             print(f"mutmut run exited {run.returncode}", file=sys.stderr)
         subprocess.run(["mutmut", "export-cicd-stats"], cwd=work, check=False, capture_output=True)

@@ -61,9 +61,11 @@ class EditBlock:
     """When the replacing text ends the file, the file ends without a final newline (a unified
     diff's ``\\ No newline at end of file`` after its last kept or added line)."""
     other_splits: tuple[tuple[str, str], ...] = ()
-    """Other readings of a block with several ``=======`` lines: (old, new) when another one is
-    the separator. A line of the file can look like a separator (an .rst underline); which one
-    is meant is decided against the file, and only when that is certain."""
+    """Other readings of a block with several ``=======`` lines: (old, new) when the next one or
+    two are the separator (each reading's old text is a prefix of the next one's, so no later
+    reading can fit a file the first two do not tell apart). A line of the file can look like a
+    separator (an .rst underline); which one is meant is decided against the file, and only
+    when that is certain."""
     split_balanced: bool = False
     """The block has an odd number of ``=======`` lines and ``other_splits[0]`` is the reading
     with as many of them in SEARCH as in REPLACE (an edit inside underlined text): the only

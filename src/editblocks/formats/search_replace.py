@@ -139,7 +139,11 @@ class SearchReplaceParser(MarkerParser):
                 middle = others.pop(len(others) // 2 - 1)
                 others.insert(0, middle)
                 balanced = True
-            splits = tuple((text_of(lines, start, sep - 1), text_of(lines, sep, lineno - 1)) for sep in others)
+            # Each reading's SEARCH is a prefix of the next one's, so if one is in a file, every
+            # earlier one is too: whether exactly one reading fits is decided by the first two
+            # with a SEARCH of more than blank lines. Only those are made (linear in the block,
+            # however many '=======' lines it has).
+            splits = tuple((text_of(lines, start, sep - 1), text_of(lines, sep, lineno - 1)) for sep in others[: 1 if balanced else 2])
         hint, skip = (None, 0) if new_file else start_line_hint(lines, start, self._sep - 1)
         if skip:
             cut = len(text_of(lines, start, start + skip))
