@@ -249,3 +249,15 @@ def test_python_dash_m_behaves_like_the_command(project: Path, tmp_path: Path) -
     )
     assert usage.returncode == 2
     assert "not found" in usage.stderr
+
+
+def test_a_flood_of_warnings_prints_twenty_and_a_count(tmp_path: Path) -> None:
+    """25,000 malformed markers: the terminal shows 20 warnings and how many more; --json keeps all."""
+    reply = "a.py\n```\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n" + ">>>>>>> REPLACE\n" * 25_000
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "reply.md").write_text(reply)
+    run = subprocess.run([sys.executable, "-m", "editblocks", "apply", "reply.md", "--no-diff"], cwd=tmp_path, capture_output=True, text=True)
+    shown = [line for line in (run.stdout + run.stderr).splitlines() if line.startswith("warning:")]
+    assert len(shown) == 20 and "more warning" in run.stdout + run.stderr
+    as_json = subprocess.run([sys.executable, "-m", "editblocks", "apply", "reply.md", "--json", "--dry-run"], cwd=tmp_path, capture_output=True, text=True)
+    assert len(json.loads(as_json.stdout)["warnings"]) > 20

@@ -21,7 +21,7 @@ from .journal import history as undo_history
 from .journal import undo as undo_last
 from .formats import FORMATS
 from .parsing import parse_response
-from .terminal import print_apply_result, print_parsed
+from .terminal import print_apply_result, print_parsed, print_warnings
 from .workspace import WorkspaceError
 
 MAX_REPLY_BYTES = 50 * 1024 * 1024
@@ -221,8 +221,7 @@ def apply(
         if as_json:
             click.echo(json.dumps({"format": parsed.format, "results": [], "files_modified": [], "shell_suggestions": parsed.shell_suggestions, "warnings": [{"line": w.line, "message": w.message} for w in parsed.warnings]}, indent=2))
         err = Console(stderr=True, highlight=False)
-        for w in parsed.warnings:
-            err.print(f"warning: reply line {w.line}: {w.message}")
+        print_warnings(err, parsed.warnings)
         raise UsageError("no edit blocks found in the reply")
     try:
         result = apply_edits(

@@ -17,7 +17,7 @@ from rich.console import Console
 
 from .incremental import ApplyStream
 from .progress import ProgressPrinter, RunDisplay, print_run_summary
-from .terminal import print_apply_result
+from .terminal import print_apply_result, print_warnings
 from .workspace import TooLargeError, WorkspaceError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ENDPOINT, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -80,6 +80,8 @@ def apply_stdin(root: str, *, as_json: bool, no_diff: bool, max_reply_bytes: int
             for event in stream.close():
                 if printer is not None:
                     printer.event(event)
+            if printer is not None:
+                printer.close()
             if not seen_text:
                 raise _usage_error("reply in standard input is empty")
             if not stream.blocks:
@@ -124,8 +126,7 @@ def _no_blocks(stream: ApplyStream, as_json: bool) -> None:
             )
         )
     err = Console(stderr=True, highlight=False)
-    for w in parsed.warnings:
-        err.print(f"warning: reply line {w.line}: {w.message}", markup=False)
+    print_warnings(err, parsed.warnings)
     raise _usage_error("no edit blocks found in the reply")
 
 

@@ -7,6 +7,7 @@ from .models import ApplyResult, EditResult, EditStatus
 
 MAX_QUOTED_LINES = 20
 MAX_TOTAL_QUOTED_LINES = 120
+MAX_LISTED_WARNINGS = 20
 
 
 def feedback_message(result: ApplyResult) -> str:
@@ -51,7 +52,10 @@ def feedback_message(result: ApplyResult) -> str:
     if broken:
         parts.append("The result does not parse:\n" + "\n".join(f"- {m}" for m in broken))
     if result.warnings:
-        parts.append("Problems in the reply itself:\n" + "\n".join(f"- line {w.line}: {w.message}" for w in result.warnings))
+        shown = [f"- line {w.line}: {w.message}" for w in result.warnings[:MAX_LISTED_WARNINGS]]
+        if len(result.warnings) > MAX_LISTED_WARNINGS:
+            shown.append(f"- and {len(result.warnings) - MAX_LISTED_WARNINGS} more")
+        parts.append("Problems in the reply itself:\n" + "\n".join(shown))
     return "\n\n".join(parts) + "\n"
 
 

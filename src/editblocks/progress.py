@@ -14,6 +14,7 @@ from rich.syntax import Syntax
 from .incremental import BlockApplied, StreamEvent
 from .models import EditResult, EditStatus
 from .streaming import ParseWarningEvent
+from .terminal import MAX_SHOWN_WARNINGS, more_warnings
 
 STATUS_STYLE = {
     EditStatus.APPLIED: "bold green",
@@ -58,6 +59,8 @@ class ProgressPrinter:
         self._pending = ""
         self._lines: list[str] = []
         self._printed = 0
+        self.warnings = 0
+        """Warnings seen; only the first :data:`MAX_SHOWN_WARNINGS` are printed."""
 
     # -- the reply's text -------------------------------------------------------------------
 
@@ -103,8 +106,16 @@ class ProgressPrinter:
             self.console.print(status_markup(event.index, res, prefix="  ==> "), highlight=False)
         elif isinstance(event, ParseWarningEvent):
             self.flush_lines(event.line or None)
+            self.warnings += 1
+            if self.warnings > MAX_SHOWN_WARNINGS:
+                return
             where = f"reply line {event.line}: " if event.line else ""
             self.console.print(f"  ==> [yellow]warning:[/] {where}{escape(event.message)}", highlight=False)
+
+    def close(self) -> None:
+        """Say how many warnings were not printed."""
+        if self.warnings > MAX_SHOWN_WARNINGS:
+            self.console.print(f"  ==> [yellow]{more_warnings(self.warnings - MAX_SHOWN_WARNINGS)}[/]", highlight=False)
 
     def changed_after_writing(self, results: list[EditResult]) -> None:
         """Print the blocks whose status changed when the files were written."""
@@ -147,6 +158,7 @@ class RunDisplay:
             console.rule(escape(title))
         elif isinstance(event, RoundFinished):
             self.printer.end_reply()
+            self.printer.close()
             result = event.result
             self.printer.changed_after_writing(result.results)
             verb = "would change" if result.dry_run else "written"

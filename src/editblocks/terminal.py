@@ -73,10 +73,22 @@ def print_summary(console: Console, result: ApplyResult) -> None:
     )
 
 
+MAX_SHOWN_WARNINGS = 20
+"""Warnings printed for one reply; the rest are counted (``--json`` keeps every one)."""
+
+
+def more_warnings(count: int) -> str:
+    """The line that stands for warnings not printed."""
+    return f"... and {count} more warning{'s' if count != 1 else ''} (--json lists every one)"
+
+
 def print_warnings(console: Console, warnings: list[ParseWarning]) -> None:
-    for w in warnings:
+    """The first :data:`MAX_SHOWN_WARNINGS` warnings, and a count of the rest."""
+    for w in warnings[:MAX_SHOWN_WARNINGS]:
         where = f"reply line {w.line}: " if w.line else ""
         console.print(f"[yellow]warning:[/] {where}{escape(w.message)}", highlight=False)
+    if len(warnings) > MAX_SHOWN_WARNINGS:
+        console.print(f"[yellow]{more_warnings(len(warnings) - MAX_SHOWN_WARNINGS)}[/]", highlight=False)
 
 
 def print_parsed(console: Console, parsed: ParsedResponse) -> None:
