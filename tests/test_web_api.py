@@ -711,3 +711,68 @@ def test_editblocks_undo_undoes_an_apply_made_on_the_page(client: TestClient, pr
     again = client.get(f"/api/reviews/{view['id']}").json()
     assert by_status(again) == ["will_apply", "will_apply", "will_apply", "failed"]
     assert again["summary"]["files_applied"] == [] and again["undo"]["available"] is False
+
+
+# -- bodies that are too large or never end, on the real server ------------------------------
+
+
+def _raw_post(port: int, head: str) -> "socket.socket":
+    import socket
+
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(head.encode())
+    return sock
+
+
+def test_a_chunked_body_is_refused_at_the_limit_while_it_arrives(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No Content-Length: the body is counted as it arrives and refused (413) once past the limit,
+    long before the client has sent it all."""
+    monkeypatch.setattr("editblocks.web.app.MAX_BODY_BYTES", 1_000_000)
+    before = tree(project)
+    server = ReviewServer(project, port=0).start()
+    try:
+        sock = _raw_post(
+            server.port,
+            f"POST /api/reviews HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Type: application/json\r\n"
+            f"Origin: http://127.0.0.1:{server.port}\r\nTransfer-Encoding: chunked\r\n\r\n",
+        )
+        chunk = b"x" * 65536
+        sent = 0
+        answer = b""
+        sock.settimeout(0.05)
+        while sent < 20_000_000 and not answer:
+            try:
+                sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            except OSError:
+                break
+            sent += len(chunk)
+            try:
+                answer = sock.recv(4096)
+            except (TimeoutError, OSError):
+                pass
+        sock.settimeout(5)
+        answer = answer or sock.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+        assert sent < 5_000_000
+        sock.close()
+        assert tree(project) == before
+    finally:
+        server.stop()
+
+
+def test_a_body_that_stops_arriving_is_given_up(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("editblocks.web.app.BODY_IDLE_SECONDS", 0.5)
+    server = ReviewServer(project, port=0).start()
+    try:
+        sock = _raw_post(
+            server.port,
+            f"POST /api/reviews HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Type: application/json\r\n"
+            f"Origin: http://127.0.0.1:{server.port}\r\nContent-Length: 1000\r\n\r\n" + '{"reply": "',
+        )
+        started = time.monotonic()
+        answer = sock.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+        assert time.monotonic() - started < 5
+        sock.close()
+    finally:
+        server.stop()

@@ -44,6 +44,8 @@ from .review import Review, ReviewError
 
 MAX_REVIEWS = 20
 MAX_BODY_BYTES = DEFAULT_MAX_REPLY_BYTES + 1024 * 1024
+BODY_IDLE_SECONDS = 30.0
+"""A request body that sends nothing for this long is given up."""
 LIVE_ID = "live"
 KEEPALIVE_SECONDS = 15.0
 
@@ -244,9 +246,23 @@ async def _json_body(request: Request) -> dict[str, Any]:
     length = request.headers.get("content-length")
     if length is not None and length.isdigit() and int(length) > MAX_BODY_BYTES:
         raise ReviewError("request too large", 413)
-    body = await request.body()
-    if len(body) > MAX_BODY_BYTES:
-        raise ReviewError("request too large", 413)
+    # Counted while it arrives (a chunked body has no length): reading stops at the limit, and a
+    # body that stops arriving is given up after BODY_IDLE_SECONDS.
+    parts: list[bytes] = []
+    size = 0
+    stream = request.stream().__aiter__()
+    while True:
+        try:
+            chunk = await asyncio.wait_for(stream.__anext__(), BODY_IDLE_SECONDS)
+        except StopAsyncIteration:
+            break
+        except asyncio.TimeoutError:
+            raise ReviewError("the request body stopped arriving", 408) from None
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise ReviewError("request too large", 413)
+        parts.append(chunk)
+    body = b"".join(parts)
     if not body:
         return {}
     try:

@@ -106,6 +106,11 @@ class ReviewServer:
             access_log=False,
             timeout_graceful_shutdown=2,
             lifespan="off",
+            # Idle connections are closed, and a flood of connections (half-sent requests
+            # included) is answered 503 instead of held open without bound.
+            timeout_keep_alive=5,
+            limit_concurrency=64,
+            h11_max_incomplete_event_size=64 * 1024,
         )
         self.server = _Server(config, self.state)
         self._thread: threading.Thread | None = None
