@@ -146,8 +146,11 @@ def test_json_warnings_carry_line_numbers(project: Path, tmp_path: Path) -> None
     reply = write_reply(tmp_path, GOOD + "\nb.py\n```\n<<<<<<< SEARCH\ny = 1\n")
     code, out, _ = run("apply", str(reply), "--root", str(project), "--json")
     data = json.loads(out)
-    assert code == 0  # the complete block applied; the cut one is a warning, not a block
-    assert any(w["line"] == 12 and "truncated" in w["message"] for w in data["warnings"])
+    # The complete block applied, but a truncated reply is not a success: exit 1, and the JSON
+    # says which block was cut.
+    assert code == 1 and data["ok"] is False
+    assert data["results"][0]["status"] == "applied"
+    assert any(w["line"] == 12 and "truncated" in w["message"] and w["in_reply"] for w in data["warnings"])
 
 
 def test_dry_run_writes_nothing(project: Path, tmp_path: Path) -> None:
@@ -261,3 +264,17 @@ def test_a_flood_of_warnings_prints_twenty_and_a_count(tmp_path: Path) -> None:
     assert len(shown) == 20 and "more warning" in run.stdout + run.stderr
     as_json = subprocess.run([sys.executable, "-m", "editblocks", "apply", "reply.md", "--json", "--dry-run"], cwd=tmp_path, capture_output=True, text=True)
     assert len(json.loads(as_json.stdout)["warnings"]) > 20
+
+
+def test_a_truncated_reply_on_standard_input_exits_1(tmp_path: Path) -> None:
+    """Piped and cut off inside its second block: the first block is written, the exit status is 1."""
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "b.py").write_text("y = 1\n")
+    reply = sr("a.py", "x = 1\n", "x = 2\n") + "\nb.py\n```\n<<<<<<< SEARCH\ny = 1\n=======\ny = 2\n"
+    run = subprocess.run([sys.executable, "-m", "editblocks", "apply", "-", "--json"], cwd=tmp_path, input=reply, capture_output=True, text=True)
+    assert run.returncode == 1, run.stderr
+    data = json.loads(run.stdout)
+    assert data["ok"] is False and any(w["in_reply"] and "truncated" in w["message"] for w in data["warnings"])
+    assert (tmp_path / "a.py").read_text() == "x = 2\n" and (tmp_path / "b.py").read_text() == "y = 1\n"
+    atomic = subprocess.run([sys.executable, "-m", "editblocks", "apply", "-", "--atomic"], cwd=tmp_path, input=reply.replace("x = 1", "x = 2").replace("x = 2\n>", "x = 3\n>"), capture_output=True, text=True)
+    assert atomic.returncode == 1 and (tmp_path / "a.py").read_text() == "x = 2\n"

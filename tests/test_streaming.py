@@ -74,10 +74,20 @@ def reference_parse(text: str, format: str | None = None) -> ParsedResponse:
     spans = _Spans(kept)
     warnings = [w for w in warnings if not spans.contains(w.line)]
     searches = [i for i, line in enumerate(lines, start=1) if SEARCH.match(line)]
-    replaces = sum(1 for line in lines if not SEARCH.match(line) and REPLACE.match(line) and "REPLACE" in line)
-    if len(searches) != replaces:
-        first = searches[0] if searches else 1
-        warnings.append(ParseWarning(first, f"Mismatched SEARCH/REPLACE: {len(searches)} SEARCH vs {replaces} REPLACE", "diff"))
+    replace_lines = [i for i, line in enumerate(lines, start=1) if not SEARCH.match(line) and REPLACE.match(line) and "REPLACE" in line]
+    if len(searches) != len(replace_lines):
+        # The warning points at the first marker without its partner: a SEARCH that another
+        # SEARCH follows before any REPLACE, a REPLACE with no SEARCH open, or the last SEARCH.
+        open_at, first = 0, 0
+        for i, line in enumerate(lines, start=1):
+            if i in searches:
+                first = first or open_at
+                open_at = i
+            elif i in replace_lines:
+                first = first or (0 if open_at else i)
+                open_at = 0
+        first = first or open_at or (searches[0] if searches else 1)
+        warnings.append(ParseWarning(first, f"Mismatched SEARCH/REPLACE: {len(searches)} SEARCH vs {len(replace_lines)} REPLACE", "diff"))
     warnings.sort(key=lambda w: w.line)
     if format:
         name: str | None = format

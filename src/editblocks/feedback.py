@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .formats.common import choose_fence
-from .models import ApplyResult, EditResult, EditStatus
+from .models import ApplyResult, EditResult, EditStatus, ParseWarning
 
 MAX_QUOTED_LINES = 20
 MAX_TOTAL_QUOTED_LINES = 120
@@ -20,14 +20,16 @@ def feedback_message(result: ApplyResult) -> str:
     skipped = [(i, r) for i, r in enumerate(result.results, 1) if r.status is EditStatus.SKIPPED and not r.already_applied]
     done = [(i, r) for i, r in enumerate(result.results, 1) if r.status is EditStatus.APPLIED or r.already_applied]
     broken = [m for path, m in result.syntax_problems.items() if path not in {r.file_path for _, r in failed}]
+    problems = result.reply_problems
     if not failed and not skipped:
-        if not broken:
+        if not broken and not problems:
             return ""
-        return (
-            "Every edit block applied, but the result does not parse:\n"
-            + "\n".join(f"- {m}" for m in broken)
-            + "\nSend blocks that fix this; the blocks that applied must not be sent again.\n"
-        )
+        parts = ["Every complete edit block applied (do not send them again), but:"]
+        if problems:
+            parts.append("The reply has blocks that could not be read (cut off or malformed); send them again, complete:\n" + _listed(problems))
+        if broken:
+            parts.append("The result does not parse:\n" + "\n".join(f"- {m}" for m in broken) + "\nSend blocks that fix this.")
+        return "\n\n".join(parts) + "\n"
     total = len(result.results)
     parts = [
         f"{len(failed)} of {total} edit block{'s' if total != 1 else ''} failed to apply"
@@ -52,11 +54,15 @@ def feedback_message(result: ApplyResult) -> str:
     if broken:
         parts.append("The result does not parse:\n" + "\n".join(f"- {m}" for m in broken))
     if result.warnings:
-        shown = [f"- line {w.line}: {w.message}" for w in result.warnings[:MAX_LISTED_WARNINGS]]
-        if len(result.warnings) > MAX_LISTED_WARNINGS:
-            shown.append(f"- and {len(result.warnings) - MAX_LISTED_WARNINGS} more")
-        parts.append("Problems in the reply itself:\n" + "\n".join(shown))
+        parts.append("Problems in the reply itself:\n" + _listed(result.warnings))
     return "\n\n".join(parts) + "\n"
+
+
+def _listed(warnings: list[ParseWarning]) -> str:
+    shown = [f"- line {w.line}: {w.message}" for w in warnings[:MAX_LISTED_WARNINGS]]
+    if len(warnings) > MAX_LISTED_WARNINGS:
+        shown.append(f"- and {len(warnings) - MAX_LISTED_WARNINGS} more")
+    return "\n".join(shown)
 
 
 def _failed_section(index: int, r: EditResult, budget: int) -> tuple[str, int]:

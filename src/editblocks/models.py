@@ -286,9 +286,20 @@ class ApplyResult:
         return [r for r in self.results if r.status is EditStatus.SKIPPED]
 
     @property
+    def reply_problems(self) -> list[ParseWarning]:
+        """Warnings about the reply itself: a malformed or truncated block, unbalanced markers
+        (warnings that name a format; those about writing name none)."""
+        return [w for w in self.warnings if w.format is not None]
+
+    @property
     def ok(self) -> bool:
-        """True when there was at least one block and every block applied (or was already applied)."""
-        return bool(self.results) and all(r.status is EditStatus.APPLIED or r.already_applied for r in self.results)
+        """True when there was at least one block, every block applied (or was already applied)
+        and the reply had no malformed or truncated block."""
+        return (
+            bool(self.results)
+            and all(r.status is EditStatus.APPLIED or r.already_applied for r in self.results)
+            and not self.reply_problems
+        )
 
     def feedback_message(self) -> str:
         """A message for the model: failed blocks with reasons and the actual lines to copy, and
@@ -306,6 +317,7 @@ class ApplyResult:
             "files_modified": list(self.files_modified),
             "files_deleted": list(self.files_deleted),
             "shell_suggestions": list(self.shell_suggestions),
-            "warnings": [{"line": w.line, "message": w.message} for w in self.warnings],
+            "warnings": [{"line": w.line, "message": w.message, "in_reply": w.format is not None} for w in self.warnings],
             "syntax_problems": dict(self.syntax_problems),
+            "ok": self.ok,
         }

@@ -56,40 +56,63 @@ class MarkerBalance:
     Only lines holding ``<<<<<`` or ``>>>>>`` need to be :meth:`count`-ed.
     """
 
-    __slots__ = ("searches", "replaces", "first_search")
+    __slots__ = ("searches", "replaces", "first_search", "_open", "unbalanced")
 
     def __init__(self) -> None:
         self.searches = 0
         self.replaces = 0
         self.first_search = 0
+        self._open = 0
+        self.unbalanced = 0
+        """Line of the first marker without its partner (a SEARCH left open, or a lone REPLACE)."""
 
     def count(self, line: str, lineno: int) -> None:
         """Count the marker on line ``lineno``, if it holds one."""
         if SEARCH.match(line):
-            if not self.searches:
-                self.first_search = lineno
-            self.searches += 1
+            self._search(lineno)
         elif REPLACE.match(line) and "REPLACE" in line:
-            self.replaces += 1
+            self._replace(lineno)
+
+    def _search(self, lineno: int) -> None:
+        if not self.searches:
+            self.first_search = lineno
+        self.searches += 1
+        if self._open and not self.unbalanced:
+            self.unbalanced = self._open
+        self._open = lineno
+
+    def _replace(self, lineno: int) -> None:
+        self.replaces += 1
+        if not self._open and not self.unbalanced:
+            self.unbalanced = lineno
+        self._open = 0
 
     @classmethod
     def of_text(cls, padded: str, indexes: Sequence[int]) -> MarkerBalance:
         """The markers of the lines of ``padded`` (lines each after a line ending), whose 0-based
         indexes in the reply are ``indexes``."""
         balance = cls()
-        searches = _SEARCH_AFTER_NEWLINE.finditer(padded)
-        first = next(searches, None)
-        if first is not None:
-            balance.first_search = indexes[padded.count("\n", 0, first.start())] + 1
-            balance.searches = 1 + sum(1 for _ in searches)
-        balance.replaces = len(_REPLACE_AFTER_NEWLINE.findall(padded))
+        events = sorted(
+            [(m.start(), True) for m in _SEARCH_AFTER_NEWLINE.finditer(padded)]
+            + [(m.start(), False) for m in _REPLACE_AFTER_NEWLINE.finditer(padded)]
+        )
+        if not events:
+            return balance
+        # Line numbers are counted only as far as needed, walking forward once.
+        at, line = 0, 0
+        for pos, is_search in events:
+            line += padded.count("\n", at, pos)
+            at = pos
+            lineno = indexes[line] + 1
+            (balance._search if is_search else balance._replace)(lineno)
         return balance
 
     def warning(self) -> ParseWarning | None:
-        """The warning for a reply whose SEARCH and REPLACE markers differ in number, or None."""
+        """The warning for a reply whose SEARCH and REPLACE markers differ in number, or None; it
+        points at the first block whose markers are unbalanced."""
         if self.searches == self.replaces:
             return None
-        first = self.first_search if self.searches else 1
+        first = self.unbalanced or self._open or (self.first_search if self.searches else 1)
         return ParseWarning(first, f"Mismatched SEARCH/REPLACE: {self.searches} SEARCH vs {self.replaces} REPLACE", "diff")
 
 

@@ -75,6 +75,10 @@ def commit(
     if atomic and any(r.status is not EditStatus.APPLIED for r in result.results):
         _hold_back(result, _blockers(result))
         return
+    if atomic and result.reply_problems:
+        first = result.reply_problems[0]
+        _hold_back(result, f"the reply has a block that could not be read (reply line {first.line}: {first.message})")
+        return
     ready = _prepare(workspace, changes)
     # Deletions last: a move writes its new file before it removes the old one.
     ready.sort(key=lambda c: c.delete)
