@@ -19,7 +19,7 @@ _HEADING_FILE = re.compile(r"^\s*#{1,6}\s+(?:file|path|filename)\s*:\s*(.+?)\s*$
 _LABEL = re.compile(r"^(?:file(?:name)?|path)\s*:(?!//)\s*", re.IGNORECASE)
 _PARENTHETICAL = re.compile(r"\s+\([^()]*\)$")
 _BACKTICKED = re.compile(r"`([^`\s]+)`")
-_BAD_PATH_CHARS = re.compile(r"[;=*{}<>|?\"`$]")
+_BAD_PATH_CHARS = re.compile(r"[;=*{}|?\"`$]")
 _BARE_FILENAMES = frozenset(
     """Makefile makefile GNUmakefile Dockerfile Containerfile LICENSE LICENCE COPYING README
     CHANGELOG AUTHORS NOTICE Gemfile Rakefile Procfile Jenkinsfile Vagrantfile Brewfile
@@ -110,6 +110,8 @@ def clean_path(line: str) -> str | None:
     if not s or s in {".", "..", "..."}:
         return None
     if any(c.isspace() for c in s) and not quoted:
+        if _SPACED_PATH.match(s) and _plausible(s.replace(" ", "_")) and not line.rstrip().endswith(":"):
+            return s  # folders or names with spaces: docs/user guide/intro.md
         # Prose. Accept "In `src/app.py`:" — one backticked path on a line that introduces a block.
         if line.rstrip().endswith(":"):
             found = [m for m in _BACKTICKED.findall(line) if _plausible(m)]
@@ -121,8 +123,22 @@ def clean_path(line: str) -> str | None:
     return s if _plausible(s) else None
 
 
+_SPACED_PATH = re.compile(r"^[^\s/\\]+(?: [^\s/\\]+){0,2}(?:/[^\s/\\]+(?: [^\s/\\]+){0,2})+$")
+"""Segments of at most three words each, joined by "/": a path with spaces, not a sentence."""
+_ATTEMPTED = re.compile(r"^[^\s]*(?:[/\\][^\s]*|\.[A-Za-z][\w]{0,7})$")
+"""One word with a folder separator or a file extension: a path the model meant to give."""
+
+
+def attempted_path(line: str) -> bool:
+    """True for a line that looks like a path given for a block, whether or not it can be read
+    as one (``src/<x>.py``, ``path|name.py``): a block after it never takes another block's path."""
+    s = line.strip().strip("*`").strip()
+    s = re.sub(r"^(?:#+\s*|//+\s+)", "", s).rstrip(":").strip("*`'\"")
+    return bool(s) and parse_fence(line) is None and not s.startswith(("<", "[", "(")) and bool(_ATTEMPTED.match(s))
+
+
 def _plausible(s: str) -> bool:
-    if _BAD_PATH_CHARS.search(s) or s.endswith(".") or s.startswith("-"):
+    if _BAD_PATH_CHARS.search(s) or s.endswith(".") or s.startswith(("-", "<")) or s.endswith(">"):
         return False
     if "/" in s or "\\" in s:
         return True
@@ -244,9 +260,10 @@ class PathLookback:
             candidate = clean_path(text)
             if candidate:
                 return candidate, "fenced" if (self._fence_open and not skipped_fence) else "line"
-            if self.previous and self.previous_source != "heading" and _names_other_file(text, self.previous):
-                # "Now update tests/test_app.py as well:" introduces another file: reusing the
-                # previous block's path would edit the wrong file, so the block gets no path.
+            if attempted_path(text) or (self.previous and self.previous_source != "heading" and _names_other_file(text, self.previous)):
+                # A path that cannot be read ("src/a|b.py"), or "Now update tests/test_app.py as
+                # well:", names another file: reusing the previous block's path would edit the
+                # wrong file, so the block gets no path.
                 return None, "none"
             break
         if self.previous:
