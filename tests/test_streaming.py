@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import editblocks
-from editblocks import FORMATS, EditBlock, ParsedResponse, ParseWarning, parse_response
+from editblocks import FORMATS, EditBlock, ParsedResponse, ParseWarning, ReplyDecodeError, StreamParser, parse_response
 from editblocks.formats import detect_format, family_formats, get_format
 from editblocks.formats.search_replace import REPLACE, SEARCH
 from editblocks.parsing import ReplyReader, split_reply
@@ -309,8 +309,23 @@ def test_any_chunking_gives_the_same_result(text: str, format: str | None, data:
 
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=200), st.lists(st.integers(0, 200), max_size=30))
-def test_undecodable_bytes_read_as_the_command_line_reads_them(data: bytes, cuts: list[int]) -> None:
-    text = data.decode("utf-8", errors="replace")
+def test_undecodable_bytes_are_refused_at_their_offset(data: bytes, cuts: list[int]) -> None:
+    """Bytes that are not UTF-8 raise ReplyDecodeError with the first bad byte's offset, however
+    the reply is cut into chunks; a character cut short at the very end (a reply cut off) is not
+    an error; UTF-8 reads as it always did."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.end == len(data) and "end of data" in exc.reason:
+            check_same(data.decode("utf-8", "replace"), split_at(data, cuts), None)
+            return
+        parser = StreamParser()
+        with pytest.raises(ReplyDecodeError) as info:
+            for chunk in split_at(data, cuts):
+                parser.feed(chunk)
+            parser.close()
+        assert info.value.offset == exc.start
+        return
     check_same(text, split_at(data, cuts), None)
 
 

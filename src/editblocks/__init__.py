@@ -28,6 +28,7 @@ from .streaming import (
     BlockStarted,
     ParseWarningEvent,
     ShellSuggestion,
+    ReplyDecodeError,
     StreamParser,
     stream_events,
 )
@@ -61,6 +62,7 @@ __all__ += [
     "BlockProgress",
     "BlockStarted",
     "ParseWarningEvent",
+    "ReplyDecodeError",
     "ShellSuggestion",
     "StreamParser",
     "stream_events",

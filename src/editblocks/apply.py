@@ -15,6 +15,7 @@ from .matching.strategies import is_elision
 from .matching.text import remember_line
 from .models import ApplyResult, EditBlock, EditResult, EditStatus, ParsedResponse, ParseWarning
 from .parsing import parse_response
+from .streaming import decode_reply
 from .syntax.check import SyntaxProblem, SyntaxUnavailable, syntax_problem
 from .syntax.languages import language_for
 from .drift import DriftCheck, occurrences
@@ -197,6 +198,9 @@ def apply_edits(
     not checked.
     """
     options = ApplyOptions(dry_run, git_add, continue_after_failure, match, atomic, refuse_drift, journal, allow_delete, verify_syntax)
+    if isinstance(source, (bytes, bytearray)):
+        # A whole reply as bytes: UTF-8, or one legacy encoding throughout (ReplyDecodeError otherwise).
+        source = decode_reply(bytes(source))
     if isinstance(source, str):
         check_reply_size(source, max_reply_bytes)
         parsed = parse_response(source, format)

@@ -21,6 +21,7 @@ from .journal import history as undo_history
 from .journal import undo as undo_last
 from .formats import FORMATS
 from .parsing import parse_response
+from .streaming import ReplyDecodeError, decode_reply
 from .terminal import print_apply_result, print_parsed, print_warnings
 from .workspace import WorkspaceError
 
@@ -60,7 +61,10 @@ def _read_reply(reply: str, limit: int = MAX_REPLY_BYTES) -> str:
         raise UsageError(f"reply is larger than {limit / (1024 * 1024):g} MB (the limit; see --max-reply-mb)")
     if b"\x00" in data:
         raise UsageError(f"reply in {name} is binary data, not text")
-    text = data.decode("utf-8", errors="replace")
+    try:
+        text = decode_reply(data)
+    except ReplyDecodeError as exc:
+        raise UsageError(f"{exc} (in {name}); nothing was applied") from None
     if not text.strip():
         raise UsageError(f"reply in {name} is empty")
     return text

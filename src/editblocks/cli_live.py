@@ -17,6 +17,7 @@ from rich.console import Console
 
 from .incremental import ApplyStream
 from .progress import ProgressPrinter, RunDisplay, print_run_summary
+from .streaming import ReplyDecodeError
 from .terminal import print_apply_result, print_warnings
 from .workspace import TooLargeError, WorkspaceError
 
@@ -87,6 +88,8 @@ def apply_stdin(root: str, *, as_json: bool, no_diff: bool, max_reply_bytes: int
             if not stream.blocks:
                 _no_blocks(stream, as_json)
             result = stream.write()
+    except ReplyDecodeError as exc:
+        raise _usage_error(f"{exc} (in standard input); nothing was written") from None
     except TooLargeError:
         raise _usage_error(
             f"reply is larger than {max_reply_bytes / (1024 * 1024):g} MB (the limit; see --max-reply-mb)"

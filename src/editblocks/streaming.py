@@ -157,6 +157,31 @@ class _EventReader(ReplyReader):
         self.events.append(BlockAbandoned(path, format, line))
 
 
+class ReplyDecodeError(ValueError):
+    """The reply's bytes are not UTF-8 (nor, for a whole reply, one legacy encoding throughout).
+
+    Nothing of such a reply is applied: a replacement character the model did not write is
+    never written into a file."""
+
+    def __init__(self, offset: int, byte: int) -> None:
+        super().__init__(
+            f"the reply is not UTF-8 text: byte 0x{byte:02x} at byte offset {offset} is not valid UTF-8; "
+            "send the reply as UTF-8"
+        )
+        self.offset = offset
+
+
+def decode_reply(data: bytes) -> str:
+    """A whole reply's text: UTF-8, a byte order mark dropped. Any other bytes raise
+    :class:`ReplyDecodeError` naming the first one that is not UTF-8: a reply in a legacy
+    encoding is refused, not guessed (on a reply's few accented letters, charset detection
+    picks the wrong code page often enough to change what the model wrote)."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ReplyDecodeError(exc.start, data[exc.start]) from None
+
+
 class StreamParser:
     """Parses a reply chunk by chunk, reporting blocks as they start, grow and complete.
 
@@ -174,6 +199,8 @@ class StreamParser:
         # (after ``_prefix``, the part that arrived as str before the first bytes chunk).
         self._tail: list[Any] = []
         self._prefix = ""
+        self._decoded = 0
+        """Bytes of the reply decoded so far (where a byte that is not UTF-8 is reported)."""
 
     @property
     def closed(self) -> bool:
@@ -239,19 +266,37 @@ class StreamParser:
         return self._drain()
 
     def _to_str(self) -> None:
-        """Leave bytes mode: decode the unfinished line (a character cut short becomes U+FFFD)."""
-        text = self._prefix + b"".join(self._tail).decode("utf-8", "replace")
+        """Leave bytes mode: decode the unfinished line (a character cut short at the very end,
+        as a reply cut off mid-character leaves it, becomes U+FFFD; any other byte that is not
+        UTF-8 raises :class:`ReplyDecodeError`)."""
+        data = b"".join(self._tail)
+        try:
+            decoded = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if exc.end < len(data) or "end of data" not in exc.reason:
+                raise ReplyDecodeError(self._decoded + exc.start, data[exc.start]) from None
+            decoded = data.decode("utf-8", "replace")
+        self._decoded += len(data)
+        text = self._prefix + decoded
         self._tail = [text] if text else []
         self._prefix = ""
         self._mode = _STR
+
+    def _decode(self, data: bytes) -> str:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ReplyDecodeError(self._decoded + exc.start, data[exc.start]) from None
+        self._decoded += len(data)
+        return text
 
     def _byte_lines(self, chunk: bytes, end: int) -> list[Event]:
         tail = self._tail
         if tail:
             tail.append(chunk[: end + 1])
-            text = b"".join(tail).decode("utf-8", "replace")
+            text = self._decode(b"".join(tail))
         else:
-            text = chunk[: end + 1].decode("utf-8", "replace")
+            text = self._decode(chunk[: end + 1])
         if self._prefix:
             text = self._prefix + text
             self._prefix = ""
