@@ -83,3 +83,27 @@ def test_cli_git_add(repo: Path, tmp_path: Path) -> None:
     out = CliRunner().invoke(main, ["apply", str(reply), "--root", str(repo), "--git-add"])
     assert out.exit_code == 0, out.output
     assert staged(repo) == ["README.md"]
+
+
+def test_undo_after_git_add_restores_the_index(tmp_path: Path) -> None:
+    """A real repository: a file staged before the apply, one created by it; undo puts both the
+    files and the index back as they were."""
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    git = lambda *args: subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True).stdout  # noqa: E731
+    git("init", "-q")
+    git("config", "user.email", "t@example.com")
+    git("config", "user.name", "t")
+    (repo / "src" / "a.py").write_text("x = 1\n")
+    git("add", ".")
+    git("commit", "-qm", "init")
+    (repo / "src" / "a.py").write_text("x = 1\ny = 2\n")
+    git("add", "src/a.py")  # staged before the apply
+    index_before = git("ls-files", "-s")
+    reply = sr("src/a.py", "y = 2\n", "y = 3\n") + sr("src/new file.py", "", "z = 1\n")
+    result = editblocks.apply_edits(reply, repo, git_add=True)
+    assert result.ok and "new file.py" in git("diff", "--cached", "--name-only")
+    done = editblocks.undo(repo)
+    assert any("git index restored" in n for n in done.notes)
+    assert git("ls-files", "-s") == index_before
+    assert (repo / "src" / "a.py").read_text() == "x = 1\ny = 2\n" and not (repo / "src" / "new file.py").exists()

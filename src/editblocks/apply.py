@@ -19,6 +19,7 @@ from .streaming import decode_reply
 from .syntax.check import SyntaxProblem, SyntaxUnavailable, syntax_problem
 from .syntax.languages import language_for
 from .drift import DriftCheck, occurrences
+from .journal import Journal
 from .lock import DEFAULT_LOCK_TIMEOUT, RootLock
 from .workspace import (
     DEFAULT_MAX_FILE_BYTES,
@@ -312,9 +313,12 @@ class BlockApplier:
         commit(workspace, changes, result, atomic=self.options.atomic, dry_run=self.options.dry_run, journal=self.options.journal)
 
         if self.options.git_add and not self.options.dry_run and result.files_modified:
+            index = workspace.git_index(result.files_modified)
             error = workspace.git_add(result.files_modified)
             if error:
                 result.warnings.append(ParseWarning(0, f"git add: {error}"))
+            elif index is not None and self.options.journal:
+                _record_index(workspace, result.files_modified, index)
         return result
 
 
@@ -338,6 +342,14 @@ class BlockApplier:
             r.reason = f"{message}; the file is left untouched (verify syntax). Fix the edit so the file still parses"
         self._failed_files.add(path)
         return False
+
+
+def _record_index(workspace: Workspace, written: list[str], index: dict[str, str | None]) -> None:
+    """Keep the index entries ``git add`` changed with this apply's journal entry, for undo."""
+    book = Journal(workspace.root)
+    entry = book.last_entry()
+    if entry is not None and {f.path for f in entry.files} == set(written):
+        book.record_git_index(entry, index)
 
 
 def syntax_broken(before: str | None, after: str, path: str, *, always: bool = False) -> SyntaxProblem | None:

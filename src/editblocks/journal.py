@@ -67,6 +67,8 @@ class JournalEntry:
     undone_time: str | None = None
     atomic: bool = False
     """All or nothing: an interrupted apply is put back by the next command (see :func:`recover`)."""
+    git_index: dict[str, str | None] | None = None
+    """With ``git add``: each staged file's index entry before (``"mode sha"``, None for none)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -74,7 +76,10 @@ class JournalEntry:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> JournalEntry:
         files = [JournalFile(**f) for f in data.get("files", [])]
-        return cls(int(data["id"]), str(data["time"]), str(data["state"]), files, data.get("undone_time"), bool(data.get("atomic", False)))
+        return cls(
+            int(data["id"]), str(data["time"]), str(data["state"]), files, data.get("undone_time"), bool(data.get("atomic", False)),
+            data.get("git_index"),
+        )
 
     def describe(self) -> str:
         """``#3  2024-05-01T12:00:03+02:00  applied  a.py (changed), b.py (created)``."""
@@ -167,6 +172,11 @@ class Journal:
         """Forget an entry whose files were all put back."""
         self._remove(entry)
         self.prune()
+
+    def record_git_index(self, entry: JournalEntry, index: dict[str, str | None]) -> None:
+        """Record the index entries ``git add`` is about to change, for undo."""
+        entry.git_index = index
+        self._save(entry, self._folder("journal"))
 
     def mark_undone(self, entry: JournalEntry) -> None:
         entry.state = UNDONE
@@ -402,6 +412,9 @@ def undo(root: str | os.PathLike[str] = ".", *, lock_timeout: float = DEFAULT_LO
                 ) from None
         folders = [d for jf in entry.files if jf.created for d in jf.created_folders]
         result.folders_removed = workspace.remove_empty_folders(folders)
+        if entry.git_index:
+            error = workspace.git_restore_index(entry.git_index)
+            result.notes.append(f"git index not restored: {error}" if error else "git index restored as it was before the apply")
         journal.mark_undone(entry)
-        result.notes = [r.message for r in lock.recoveries]
+        result.notes[:0] = [r.message for r in lock.recoveries]
         return result

@@ -573,6 +573,37 @@ class Workspace:
             return False
         return out.returncode == 0 and out.stdout.strip() == "true"
 
+    def git_index(self, paths: list[str]) -> dict[str, str | None] | None:
+        """Each path's entry in the git index (``"mode sha"``, None when it has none), or None
+        when the root is not in a git work tree: what undo puts back after ``git add``."""
+        if not paths or not self.in_git_worktree():
+            return None
+        out = subprocess.run(["git", "ls-files", "-s", "-z", "--", *paths], cwd=self.root, capture_output=True, timeout=60)
+        if out.returncode != 0:
+            return None
+        found: dict[str, str | None] = {p: None for p in paths}
+        for record in out.stdout.split(b"\0"):
+            if b"\t" not in record:
+                continue
+            info, name = record.split(b"\t", 1)
+            mode, sha, stage = info.decode().split()
+            path = os.fsdecode(name)
+            if stage == "0" and path in found:
+                found[path] = f"{mode} {sha}"
+        return found
+
+    def git_restore_index(self, entries: dict[str, str | None]) -> str | None:
+        """Put the index entries :meth:`git_index` returned back; an error message, or None."""
+        prefix = subprocess.run(["git", "rev-parse", "--show-prefix"], cwd=self.root, capture_output=True, text=True, timeout=60)
+        if prefix.returncode != 0:
+            return prefix.stderr.strip() or "not a git work tree"
+        records = []
+        for path, entry in entries.items():
+            info = entry if entry is not None else "0 " + "0" * 40
+            records.append(f"{info}\t{prefix.stdout.strip()}{path}".encode() if path.isascii() else info.encode() + b"\t" + os.fsencode(prefix.stdout.strip() + path))
+        out = subprocess.run(["git", "update-index", "-z", "--index-info"], cwd=self.root, input=b"\0".join(records) + b"\0", capture_output=True, timeout=60)
+        return None if out.returncode == 0 else (out.stderr.decode(errors="replace").strip() or "git update-index failed")
+
     def git_add(self, paths: list[str]) -> str | None:
         """Stage ``paths`` with ``git add``; returns an error message, or None on success."""
         if not paths:
