@@ -539,6 +539,10 @@ def block_reading(block: EditBlock, text: str, path: str) -> tuple[str, str] | s
     old, new = block.old_lines, block.new_lines
     if block.raw_block and _aider_reading(block):
         old, new = _drop_empty_end(old), _drop_empty_end(new)
+    numbered = strip_line_numbers(old, new, text)
+    if isinstance(numbered, str):
+        return numbered
+    old, new = numbered
     lowered = path.lower()
     expanded = expand_replace_elisions(
         text, block.anchor + old, block.anchor + new, ellipsis_is_code=lowered.endswith((".py", ".pyi")), document=lowered.endswith(_DOCUMENTS)
@@ -546,6 +550,54 @@ def block_reading(block: EditBlock, text: str, path: str) -> tuple[str, str] | s
     if isinstance(expanded, MatchFailure):
         return expanded.reason
     return old, expanded[len(block.anchor) :]
+
+
+_NUMBERED = (
+    re.compile(r"^\s*(\d{1,7})\s*\|(?: |$)"),  # "12 | code"
+    re.compile(r"^\s*(\d{1,7}):(?: |$)"),  # "12: code"
+    re.compile(r"^L(\d{1,7})(?: |$)"),  # "L12 code"
+    re.compile(r"^\s*(\d{1,7})\t"),  # "12<TAB>code"
+)
+
+
+def strip_line_numbers(old: str, new: str, text: str) -> tuple[str, str] | str:
+    """SEARCH and REPLACE without line-number prefixes copied from a numbered listing
+    (``12 | code``, ``12: code``, ``L12 code``, ``12<TAB>code``): stripped when every SEARCH line
+    has one, of one shape, with rising numbers, and the file holds SEARCH without them (not as written).
+    REPLACE lines lose the same prefix; a REPLACE where only some lines have it is refused
+    (a reason is returned). Unchanged otherwise."""
+    lines = old.split("\n")[:-1]
+    if not lines or old in text:
+        return old, new
+    pattern = next((p for p in _NUMBERED if _numbered_throughout(lines, p)), None)
+    if pattern is None:
+        return old, new
+    r_lines = new.split("\n")[:-1]
+    r_numbered = [pattern.match(x) is not None for x in r_lines if x.strip()]
+    if any(r_numbered) and not all(r_numbered):
+        return (
+            "SEARCH's lines start with line numbers copied from a numbered listing, and only some REPLACE lines do; "
+            "write the lines without their numbers"
+        )
+    strip = lambda x: x[pattern.match(x).end() :] if pattern.match(x) else x  # noqa: E731
+    s_text = "".join(strip(x) + "\n" for x in lines)
+    if s_text not in text:
+        return old, new  # only when the file shows the numbers were not its own text
+    r_text = "".join(strip(x) + "\n" for x in r_lines) if all(r_numbered) else new
+    return s_text, r_text
+
+
+def _numbered_throughout(lines: list[str], pattern: re.Pattern[str]) -> bool:
+    """Every line starts with ``pattern``'s line number, and the numbers rise."""
+    numbers = []
+    for line in lines:
+        m = pattern.match(line)
+        if m is None:
+            if line.strip():
+                return False
+            continue
+        numbers.append(int(m.group(1)))
+    return bool(numbers) and all(b > a for a, b in zip(numbers, numbers[1:]))
 
 
 def _aider_reading(block: EditBlock) -> bool:
