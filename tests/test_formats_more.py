@@ -431,3 +431,27 @@ def test_marker_soup_never_raises(fmt: str | None) -> None:
         assert starts == sorted(starts)
         for a, b in zip(parsed.blocks, parsed.blocks[1:]):
             assert a.end_line < b.line_number
+
+
+def test_udiff_only_hunk_without_context_or_numbers_appends_as_aider_does(tmp_path: Path) -> None:
+    text = "class T:\n    def a(self):\n        pass\n"
+    reply = "```diff\n--- t.py\n+++ t.py\n@@ ... @@\n+\n+    def b(self):\n+        pass\n```\n"
+    result, files = apply_to(tmp_path, {"t.py": text}, reply)
+    assert result.ok and files["t.py"] == text + "\n    def b(self):\n        pass\n"
+    again = editblocks.apply_edits(reply, tmp_path)
+    assert again.results[0].already_applied and (tmp_path / "t.py").read_text() == files["t.py"]
+
+
+@pytest.mark.parametrize(
+    "hunks",
+    [
+        "@@ -2,0 +3,2 @@\n+    def b(self):\n+        pass\n",  # line numbers alone are not trusted
+        "@@ ... @@\n+x = 1\n@@ ... @@\n     def a(self):\n+        x = 2\n",  # not the file's only hunk
+    ],
+)
+def test_udiff_add_only_hunks_that_stay_uncertain_are_refused(tmp_path: Path, hunks: str) -> None:
+    text = "class T:\n    def a(self):\n        pass\n"
+    result, files = apply_to(tmp_path, {"t.py": text}, f"```diff\n--- t.py\n+++ t.py\n{hunks}```\n")
+    assert not result.ok and "pass" in files["t.py"]
+    assert "def b" not in files["t.py"] and "x = 1" not in files["t.py"]
+    assert any("only adds lines" in w.message for w in result.warnings)

@@ -491,6 +491,10 @@ class UdiffParser(LineParser):
         if not old:
             if hunk.old_start == 0:
                 self._emit(self._block(path, start, end, new_lines=new, no_final_newline=hunk.no_eol))
+            elif hunk.old_start is None and last and section.hunks == 1:
+                # The file's only hunk, with neither context nor line numbers: appended at the
+                # end of the file, as aider's own udiff applier does.
+                self._emit(self._block(path, start, end, new_lines=new, at_end=True, no_final_newline=hunk.no_eol))
             else:
                 section.refused = hunk.start
                 self._warn(
