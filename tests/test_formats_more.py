@@ -96,7 +96,6 @@ def test_patch_round_trips() -> None:
 @pytest.mark.parametrize(
     "body, warning",
     [
-        ("*** Update File: a.py\n@@\n+x = 1\n", "says nowhere where they go"),
         ("*** Update File: a.py\n@@\n x\nprose in the middle\n-y\n", "is not a context"),
         ("*** Add File: a.py\n+x\nno plus sign\n", "does not start with '+'"),
         ("*** Update File: a.py\n*** Add File: b.py\n+x\n", "has no chunks"),

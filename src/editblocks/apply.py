@@ -274,17 +274,33 @@ class BlockApplier:
         self._states: dict[str, _FileState] = {}
         self._failed_files: set[str] = set()
         self._owners: dict[str, list[EditResult]] = {}
+        self._groups: dict[int, tuple[dict[str, tuple[str, bool, bool]], list[EditResult]]] = {}
+        """Blocks that apply all or none (an apply_patch file operation's chunks), by group: the
+        files before the group's first block, and the group's results so far."""
+        self._failed_groups: set[int] = set()
 
     def add(self, block: EditBlock) -> EditResult:
         """Apply ``block`` in memory; its result is also appended to ``result.results``."""
         states, drift = self._states, self.drift
         snapshot = {p: (s.text, s.final_newline, s.deleted) for p, s in states.items()} if drift is not None else {}
+        group = block.group
+        if group and group in self._failed_groups:
+            res = EditResult(file_path=block.file_path, status=EditStatus.FAILED, block=block)
+            res.reason = f"another chunk of the same file operation (reply line {group}) failed; a file's chunks apply all or none"
+            self.result.results.append(res)
+            return res
+        if group and group not in self._groups:
+            self._groups[group] = ({p: (s.text, s.final_newline, s.deleted) for p, s in states.items()}, [])
         res = _apply_block(
             block, self.workspace, states, self._failed_files, self.options.continue_after_failure, self.options.match, allow_delete=self.options.allow_delete
         )
         if drift is not None:
             _review_drift(res, block, states, snapshot, drift, self.options.refuse_drift)
         self.result.results.append(res)
+        if group:
+            self._groups[group][1].append(res)
+            if res.status is EditStatus.FAILED:
+                self._fail_group(group, f"the chunk at reply line {block.line_number} failed: {res.reason}")
         if res.status is EditStatus.FAILED:
             self._failed_files.add(res.file_path)
         elif res.status is EditStatus.APPLIED:
@@ -293,9 +309,38 @@ class BlockApplier:
                 self._owners.setdefault(res.moved_to, []).append(res)
         return res
 
+    def _fail_group(self, group: int, why: str) -> None:
+        """Take back every block of ``group`` (their files as before its first block) and fail them."""
+        before, members = self._groups[group]
+        self._failed_groups.add(group)
+        paths = {r.file_path for r in members} | {r.moved_to for r in members if r.moved_to}
+        for path in paths:
+            if path in before:
+                state = self._states[path]
+                state.text, state.final_newline, state.deleted = before[path]
+            else:
+                self._states.pop(path, None)
+            self._failed_files.add(path)
+        for r in members:
+            if r.status is EditStatus.APPLIED or r.already_applied:
+                for path in (r.file_path, r.moved_to):
+                    if path and r in self._owners.get(path, []):
+                        self._owners[path].remove(r)
+                r.status, r.already_applied, r.moved_to = EditStatus.FAILED, False, None
+                r.reason = f"not applied: {why}; a file's chunks apply all or none"
+
     def write(self) -> ApplyResult:
         """Write every changed file (nothing in a dry run) and return the result."""
         result, workspace, owners = self.result, self.workspace, self._owners
+        # A chunk the reply reader refused: its file operation's other chunks are taken back too
+        # (the group whose first line is the last one before the refused chunk's).
+        starts = sorted(self._groups)
+        for w in result.reply_problems:
+            if w.format != "patch" or "chunk" not in w.message:
+                continue
+            group = max((g for g in starts if g <= w.line), default=0)
+            if group and group not in self._failed_groups:
+                self._fail_group(group, f"a chunk of this file operation could not be read (reply line {w.line}: {w.message})")
         changes: list[Change] = []
         for path, state in self._states.items():
             if state.deleted:

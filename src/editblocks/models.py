@@ -66,6 +66,9 @@ class EditBlock:
     reading can fit a file the first two do not tell apart). A line of the file can look like a
     separator (an .rst underline); which one is meant is decided against the file, and only
     when that is certain."""
+    group: int = 0
+    """Blocks with the same non-zero group apply all or none: the chunks of one apply_patch
+    ``*** Update File`` (the group is that line's number)."""
     split_balanced: bool = False
     """The block has an odd number of ``=======`` lines and ``other_splits[0]`` is the reading
     with as many of them in SEARCH as in REPLACE (an edit inside underlined text): the only

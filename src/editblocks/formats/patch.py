@@ -48,6 +48,7 @@ UPDATE = re.compile(r"^\*\*\* Update File:\s*(.*?)\s*$")
 MOVE = re.compile(r"^\*\*\* Move to:\s*(.*?)\s*$")
 EOF_MARK = re.compile(r"^\*\*\* End of File\s*$")
 SCOPE = re.compile(r"^@@(?:[ \t](.*))?$")
+_SPACED_MARKER = re.compile(r"^\s+\*\*\* (?:Begin Patch|End Patch|End of File|Add File:|Delete File:|Update File:|Move to:)")
 
 _OUTSIDE, _ENVELOPE, _ADD, _DELETE, _UPDATE, _CHUNK, _SKIP = range(7)
 
@@ -149,6 +150,10 @@ class PatchParser(LineParser):
 
     def _line(self, line: str, n: int) -> None:
         state = self._state
+        if line[:1] in " \t" and _SPACED_MARKER.match(line):
+            # As Codex reads a patch: a marker with white space around it is the marker
+            # (' *** End Patch' is not a context line).
+            line = line.strip()
         if state == _OUTSIDE:
             if BEGIN.match(line):
                 self._state = _ENVELOPE
@@ -340,14 +345,9 @@ class PatchParser(LineParser):
             self._warn(start, f"empty chunk for {op.path}; ignored")
             return
         if not old and not scope and not at_end:
-            op.refused = start
-            self._warn(
-                start,
-                f"the chunk for {op.path} at line {start} only adds lines and says nowhere where they go; chunk "
-                "ignored. Add an '@@' line naming the enclosing function or class, context lines, or "
-                "'*** End of File' to append",
-            )
-            return
+            # A chunk that only adds lines and names no place: appended at the end of the file,
+            # as Codex's own apply_patch does.
+            at_end = True
         self._emit(
             EditBlock(
                 file_path=op.path,
@@ -360,6 +360,7 @@ class PatchParser(LineParser):
                 line_number=start,
                 end_line=end,
                 raw_block=text_of(self.lines, start - 1, end),
+                group=op.start,
             )
         )
         if move_to is not None:
