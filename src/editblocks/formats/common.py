@@ -129,12 +129,18 @@ _ATTEMPTED = re.compile(r"^[^\s]*(?:[/\\][^\s]*|\.[A-Za-z][\w]{0,7})$")
 """One word with a folder separator or a file extension: a path the model meant to give."""
 
 
-def attempted_path(line: str) -> bool:
-    """True for a line that looks like a path given for a block, whether or not it can be read
-    as one (``src/<x>.py``, ``path|name.py``): a block after it never takes another block's path."""
+def attempted_path(line: str, previous: str | None = None) -> bool:
+    """True for a short line that names a file, whether or not it can be read as a path
+    (``src/a|b.py``, ``notes/draft  v2|final.md``), unless it names ``previous``: a block after
+    it never takes the previous block's path."""
     s = line.strip().strip("*`").strip()
     s = re.sub(r"^(?:#+\s*|//+\s+)", "", s).rstrip(":").strip("*`'\"")
-    return bool(s) and parse_fence(line) is None and not s.startswith(("<", "[", "(")) and bool(_ATTEMPTED.match(s))
+    if not s or parse_fence(line) is not None or s.startswith(("<", "[", "(")) or (previous and previous in s):
+        return False
+    words = s.split()
+    if len(words) == 1:
+        return bool(_ATTEMPTED.match(s))
+    return len(words) <= 5 and ("/" in s or "\\" in s) and bool(re.search(r"\.[A-Za-z]\w{0,7}$", s))
 
 
 def _plausible(s: str) -> bool:
@@ -260,7 +266,7 @@ class PathLookback:
             candidate = clean_path(text)
             if candidate:
                 return candidate, "fenced" if (self._fence_open and not skipped_fence) else "line"
-            if attempted_path(text) or (self.previous and self.previous_source != "heading" and _names_other_file(text, self.previous)):
+            if attempted_path(text, self.previous) or (self.previous and self.previous_source != "heading" and _names_other_file(text, self.previous)):
                 # A path that cannot be read ("src/a|b.py"), or "Now update tests/test_app.py as
                 # well:", names another file: reusing the previous block's path would edit the
                 # wrong file, so the block gets no path.
