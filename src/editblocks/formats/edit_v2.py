@@ -138,8 +138,15 @@ class EditV2Parser(MarkerParser):
                 self._state = _TRAILING
                 self._separator(lineno)
             elif ">>>>>" in line and END.match(line):
-                # No trailing anchor section written: the same as an empty trailing anchor.
-                return self._emit(lineno)
+                # Without its second '-------', the trailing anchor's lines would be read as new
+                # lines and written twice: the block is malformed, not "no trailing anchor".
+                return [
+                    self._abandon(
+                        f"EDIT block ends at line {lineno} without the '-------' line before its trailing anchor "
+                        "(write '-------' even when the trailing anchor is empty); block ignored",
+                        lineno,
+                    )
+                ]
         elif ">>>>>" in line and END.match(line):  # _TRAILING
             return self._emit(lineno)
         return []
