@@ -290,3 +290,14 @@ def test_a_wrong_already_applied_claim_is_failed_by_the_verifier(tmp_path: Path,
     result, files = _apply(tmp_path, {"m.py": text}, sr("m.py", "a = 0\n", "a = 2\n"))
     assert result.results[0].status is EditStatus.FAILED and not result.results[0].already_applied
     assert files["m.py"] == text
+
+
+def test_a_stray_divider_after_a_title_is_not_guessed(tmp_path: Path) -> None:
+    """'=======' right after a short title at the end of REPLACE could be its underline or a stray
+    divider: refused. After a longer line it cannot be an underline: dropped."""
+    reply = sr("README.md", "Intro text.\n", "Intro text.\n\nUsage\n=======\n=======\n")
+    result, files = _apply(tmp_path, {"README.md": "# Tool\n\nIntro text.\n"}, reply)
+    assert result.results[0].status is EditStatus.FAILED and files["README.md"] == "# Tool\n\nIntro text.\n"
+    reply = sr("LICENSE.txt", "Agreement.\n", "Agreement, amended.\n=======\n")
+    result, files = _apply(tmp_path, {"LICENSE.txt": "Terms\nAgreement.\n"}, reply)
+    assert result.ok and files["LICENSE.txt"] == "Terms\nAgreement, amended.\n"

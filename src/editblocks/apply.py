@@ -479,7 +479,7 @@ def _apply_block(
                 if (old_lines, new_lines) != (block.old_lines, block.new_lines):
                     res.notes.append("the block has several '=======' lines; the file shows which one separates SEARCH from REPLACE")
                 try:
-                    kept = without_stray_dividers(new_lines, state.text, path)
+                    kept = without_stray_dividers(old_lines, new_lines, state.text, path)
                 except ValueError as exc:
                     raise _Failure(str(exc)) from None
                 if kept != new_lines:
@@ -548,21 +548,23 @@ def _ensures_final_newline(block: EditBlock) -> bool:
 _DIVIDER = re.compile(r"^\s*={5,9}\s*$")
 
 
-def without_stray_dividers(new: str, text: str, path: str) -> str:
+def without_stray_dividers(old: str, new: str, text: str, path: str) -> str:
     """REPLACE (``new``) without a doubled divider at its start or a stray one at its end: neither
-    is text. Certain only in a file with no divider-like line of its own; in one that has some
-    (reStructuredText), :class:`ValueError` says why the block is not read either way."""
+    is text. Certain only in a file with no divider-like line of its own, and when a stray last
+    line could not be a title's underline; otherwise :class:`ValueError` says why the block is
+    not read either way."""
     lines = new.split("\n")[:-1]
     first = bool(lines) and bool(_DIVIDER.match(lines[0]))
-    last = len(lines) > first and bool(_DIVIDER.match(lines[-1])) and not (
-        len(lines) > 1 and not marker_lines(lines[-2] + "\n" + lines[-1], path)["divider"]
-    )
+    s_lines = old.split("\n")[:-1]
+    last = len(lines) > first and bool(_DIVIDER.match(lines[-1])) and not (s_lines and _DIVIDER.match(s_lines[-1]))
     if not first and not last:
         return new
-    if marker_lines(text, path)["divider"]:
+    underline = last and len(lines) > 1 and not marker_lines(lines[-2] + "\n" + lines[-1], path)["divider"]
+    if underline or marker_lines(text, path)["divider"]:
         raise ValueError(
-            "REPLACE starts or ends with a '=======' line, and the file has such lines too, so whether it is text "
-            "or a doubled divider is not certain; write one divider between SEARCH and REPLACE"
+            "REPLACE starts or ends with a '=======' line, and it could be text (a title's underline, or the file "
+            "has such lines) as well as a doubled divider, so the block is not read either way; write one divider "
+            "between SEARCH and REPLACE"
         )
     return "".join(x + "\n" for x in lines[int(first) : len(lines) - int(last)])
 

@@ -255,7 +255,7 @@ class _Resolver:
                     return block, chosen.reason
                 (old_lines, new_lines), level = readings[chosen], "exact"
                 try:
-                    new_lines = without_stray_dividers(new_lines, text, path)
+                    new_lines = without_stray_dividers(old_lines, new_lines, text, path)
                 except ValueError as exc:
                     return block, str(exc)
             found = locate(

@@ -284,11 +284,11 @@ _TITLE = re.compile(r"^[\w\s'\".,:!?()/&+-]*\w[\w\s'\".,:!?()/&+-]*$")
 def _kind(line: str, prev: str, ellipsis_is_code: bool, document: bool = False) -> str | None:
     """The kind of marker ``line`` is, or None. An underline (``====`` right under a title, as in
     reStructuredText, Markdown and numpydoc) is text, not a marker: in a document, under a
-    title of about its length; elsewhere, under a title of exactly its length at its indentation."""
+    title no longer than it; elsewhere, under a title of exactly its length at its indentation."""
     if _RULE.match(line) and _TITLE.match(prev.strip()) and "=" not in prev:
         rule, title = line.strip(), prev.strip()
         same_indent = len(line) - len(line.lstrip()) == len(prev) - len(prev.lstrip())
-        if (document and len(rule) >= len(title) - 3) or (same_indent and len(rule) == len(title)):
+        if (document and len(rule) >= len(title)) or (same_indent and len(rule) == len(title)):
             return None
     for kind, pattern in _MARKERS:
         if pattern.match(line):
