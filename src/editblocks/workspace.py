@@ -973,12 +973,10 @@ def _write_temporary(dir_fd: int, name: str, data: bytes, mode: int, owner: tupl
         finally:
             os.close(fd)
     except BaseException:
-        try:
-            os.unlink(tmp, dir_fd=dir_fd)
-        except OSError:
-            pass
+        _unlink_quietly(dir_fd, tmp)
         raise
     return tmp, ino
+
 
 
 def _keep_owner(fd: int, owner: tuple[int, int], mode: int) -> int:
@@ -1034,10 +1032,7 @@ def atomic_write(full: Path, data: bytes, mode: int, *, root: Path | None = None
         try:
             os.rename(tmp, full.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         except BaseException:
-            try:
-                os.unlink(tmp, dir_fd=dir_fd)
-            except OSError:
-                pass
+            _unlink_quietly(dir_fd, tmp)
             raise
         _fsync_fd(dir_fd)
     finally:

@@ -36,6 +36,19 @@ class Change:
     """The apply deletes the file (a delete, or the old path of a move); ``after`` is ""."""
 
 
+def _why(exc: Exception) -> str:
+    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+
+
+def _close_journal(book: Journal | None, entry: JournalEntry | None, written: list[Change], result: ApplyResult) -> None:
+    """Keep the files written in the journal entry (an entry that wrote nothing is dropped)."""
+    if book is not None and entry is not None:
+        try:
+            book.finish(entry, [c.path for c in written])
+        except (OSError, WorkspaceError) as exc:
+            result.warnings.append(ParseWarning(0, f"the undo journal could not be completed: {exc}"))
+
+
 def _fail(change: Change, reason: str) -> None:
     for res in change.owners:
         res.status = EditStatus.FAILED
@@ -113,19 +126,14 @@ def commit(
                 change.path, change.data, change.file.mode, expected=change.file.data if change.existed else ABSENT
             )
         except (OSError, WorkspaceError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            _fail(change, f"could not write {change.path}: {reason}")
+            _fail(change, f"could not write {change.path}: {_why(exc)}")
             if atomic:
                 _roll_back(workspace, written, result, book, entry, change.path)
                 return
             continue
         written.append(change)
         _record(result, change)
-    if book is not None and entry is not None:
-        try:
-            book.finish(entry, [c.path for c in written])
-        except (OSError, WorkspaceError) as exc:
-            result.warnings.append(ParseWarning(0, f"the undo journal could not be completed: {exc}"))
+    _close_journal(book, entry, written, result)
 
 
 def _commit_all(
@@ -148,8 +156,7 @@ def _commit_all(
             change.created_folders = pending[i].created
             pending[i].park()
         except (OSError, WorkspaceError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            _fail(change, f"could not write {change.path}: {reason}")
+            _fail(change, f"could not write {change.path}: {_why(exc)}")
             for other in pending.values():
                 other.abort()
             workspace.remove_empty_folders([d for c in ready for d in c.created_folders])
@@ -163,19 +170,14 @@ def _commit_all(
             else:
                 pending.pop(i).commit()
         except (OSError, WorkspaceError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            _fail(change, f"could not write {change.path}: {reason}")
+            _fail(change, f"could not write {change.path}: {_why(exc)}")
             for other in pending.values():
                 other.abort()
             _roll_back(workspace, written, result, book, entry, change.path)
             return
         written.append(change)
         _record(result, change)
-    if book is not None and entry is not None:
-        try:
-            book.finish(entry, [c.path for c in written])
-        except (OSError, WorkspaceError) as exc:
-            result.warnings.append(ParseWarning(0, f"the undo journal could not be completed: {exc}"))
+    _close_journal(book, entry, written, result)
 
 
 def _prepare(workspace: Workspace, changes: list[Change]) -> list[Change]:

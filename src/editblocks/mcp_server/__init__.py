@@ -119,7 +119,9 @@ async def _serve_http(server: Any, sock: socket.socket) -> None:
     import uvicorn
 
     app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=HTTP_HOST)
-    await uvicorn.Server(uvicorn.Config(app, log_level="warning")).serve(sockets=[sock])
+    # As the review page: idle connections close, and a flood of connections is bounded.
+    config = uvicorn.Config(app, log_level="warning", timeout_keep_alive=5, limit_concurrency=64, h11_max_incomplete_event_size=64 * 1024)
+    await uvicorn.Server(config).serve(sockets=[sock])
 
 
 __all__ = [
