@@ -301,3 +301,10 @@ def test_a_stray_divider_after_a_title_is_not_guessed(tmp_path: Path) -> None:
     reply = sr("LICENSE.txt", "Agreement.\n", "Agreement, amended.\n=======\n")
     result, files = _apply(tmp_path, {"LICENSE.txt": "Terms\nAgreement.\n"}, reply)
     assert result.ok and files["LICENSE.txt"] == "Terms\nAgreement, amended.\n"
+
+
+def test_an_ambiguous_block_shows_each_place_with_its_current_lines(tmp_path: Path) -> None:
+    text = "def f():\n    x = 1\n    return x\n\n\ndef g():\n    x = 1\n    return x\n"
+    result, _ = _apply(tmp_path, {"a.py": text}, sr("a.py", "    x = 1\n    return x\n", "    x = 2\n    return x\n"))
+    feedback = result.feedback_message()
+    assert "1 | def f():" in feedback and "6 | def g():" in feedback and "8 |     return x" in feedback

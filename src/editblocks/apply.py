@@ -502,6 +502,8 @@ def _apply_block(
                 res.closest_region = found.region
                 res.closest_text = found.region_text
                 res.candidates = list(found.candidates)
+                if found.kind == "ambiguous":
+                    res.candidate_texts = _numbered_regions(state.text, res.candidates, (block.anchor + old_lines).count("\n"))
                 raise _Failure(found.reason, found.line)
             res.strategy = found.strategy
             res.score = found.score
@@ -567,6 +569,22 @@ def without_stray_dividers(old: str, new: str, text: str, path: str) -> str:
             "between SEARCH and REPLACE"
         )
     return "".join(x + "\n" for x in lines[int(first) : len(lines) - int(last)])
+
+
+MAX_CANDIDATES_SHOWN = 5
+
+
+def _numbered_regions(text: str, starts: list[int], count: int) -> list[str]:
+    """The file's lines at each 1-based line of ``starts``: the ``count`` lines matched there and
+    one line on each side, numbered."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    width = len(str(min(len(lines), max(starts, default=1) + count)))
+    return [
+        "".join(f"{n:>{width}} | {lines[n - 1]}\n" for n in range(max(1, start - 1), min(start + count, len(lines)) + 1))
+        for start in starts[:MAX_CANDIDATES_SHOWN]
+    ]
 
 
 def _drop_empty_end(text: str) -> str:

@@ -69,6 +69,13 @@ def _failed_section(index: int, r: EditResult, budget: int) -> tuple[str, int]:
     head = f"## Block {index} for {r.file_path} failed (reply line {r.reply_line})\n{r.reason}"
     if r.candidates and len(r.candidates) > 1 and "ambiguous" in (r.reason or ""):
         head += "\nAdd lines that differ between these places so the SEARCH text occurs only once."
+        if r.candidate_texts:
+            shown = []
+            for start, text in zip(r.candidates, r.candidate_texts):
+                fence = choose_fence(text)
+                shown.append(f"The file's lines at line {start} (current, numbered):\n{fence}\n{text}{fence}")
+            head += "\n" + "\n".join(shown)
+            return head, sum(t.count("\n") for t in r.candidate_texts)
     if not r.closest_text or budget <= 0:
         return head, 0
     lines = r.closest_text.split("\n")[:-1][: min(MAX_QUOTED_LINES, budget)]

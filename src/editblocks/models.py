@@ -206,6 +206,9 @@ class EditResult:
     """For a failed block: the file's text of that region, to copy into a corrected block."""
     candidates: list[int] = field(default_factory=list)
     """For an ambiguous block: every line where it matches."""
+    candidate_texts: list[str] = field(default_factory=list)
+    """For an ambiguous block: the file's current lines at each of the first candidates, numbered
+    (what the feedback shows so the model can tell the places apart)."""
     moved_to: str | None = None
     """For a move: the path the file is moved to."""
 
@@ -241,6 +244,7 @@ class EditResult:
             "already_applied": self.already_applied,
             "closest_region": list(self.closest_region) if self.closest_region else None,
             "candidates": list(self.candidates),
+            "candidate_texts": list(self.candidate_texts),
             "kind": self.block.kind,
             "moved_to": self.moved_to,
         }
