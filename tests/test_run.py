@@ -391,3 +391,15 @@ def test_review_refuses_the_options_it_would_ignore(project: Path, chat: ChatSer
     code, out = cli(*base[:-1], "--port", "8123")
     assert code == 2 and "--port is the review page's port: use it with --review" in out
     assert chat.requests == []  # refused before asking the model
+
+
+def test_a_reply_that_ends_inside_a_block_is_not_done(project: Path, chat: ChatServer) -> None:
+    """The reply is cut inside its second block: the complete block is written, the model is asked
+    for the cut one, and when it never completes the run is not a success."""
+    cut = GOOD + "\n" + FIXED[: FIXED.index("=======") + 8]
+    chat.script(Scripted(pieces(cut, 9)), Scripted(pieces(cut, 9)))
+    summary = run_request("Make the stats helpers safe.", ["stats.py"], root=project, model="scripted", max_retries=1)
+    assert summary.truncated and not summary.ok and summary.to_dict()["truncated"] is True
+    assert "could not be read" in (summary.rounds[0].feedback or "")
+    assert len(chat.requests) == 2
+    assert "sum(items, 0)" in (project / "stats.py").read_text()

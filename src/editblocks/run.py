@@ -237,14 +237,22 @@ class RunSummary:
         return bool(self.rounds) and all(r.usage is not None for r in self.rounds)
 
     @property
+    def truncated(self) -> bool:
+        """The last reply had a block that could not be read (cut off, or malformed)."""
+        last = self.results[-1] if self.results else None
+        return last is not None and bool(last.reply_problems)
+
+    @property
     def ok(self) -> bool:
-        """Blocks were received, and every one applied (or was already applied) in the end."""
+        """Blocks were received, every one applied (or was already applied) in the end, and the
+        last reply had no block cut off or malformed."""
         return (
             self.error is None
             and not self.interrupted
             and self.blocks > 0
             and not self.failed
             and not self.skipped
+            and not self.truncated
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -254,6 +262,7 @@ class RunSummary:
             "model": self.model,
             "dry_run": self.dry_run,
             "ok": self.ok,
+            "truncated": self.truncated,
             "requests": len(self.rounds),
             "applied": len(self.applied),
             "already_applied": len(self.already_applied),
