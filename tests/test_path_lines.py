@@ -38,7 +38,7 @@ def test_every_path_shape_in_every_format(tmp_path: Path, fmt: str, path: str) -
     assert (tmp_path / "a.py").read_text() == ("x = 1\nhello\n" if fmt == "whole" else "x = 2\nhello\n")
 
 
-@pytest.mark.parametrize("line", ["src/a|b.py", "src/{x}.py", "lib/$name.py", "**src/a|b.py**"])
+@pytest.mark.parametrize("line", ["src/a|b.py", "src/{x}.py", "lib/$name.py", "**src/a|b.py**", "Now in a|b.py", "decoder.py|x", "Now in decoder.py|x"])
 def test_an_unreadable_path_line_never_falls_to_the_previous_file(tmp_path: Path, line: str) -> None:
     """The second block's SEARCH text is in a.py too: taking a.py's path would be a wrong edit."""
     (tmp_path / "a.py").write_text("x = 1\nhello\n")

@@ -125,6 +125,8 @@ def clean_path(line: str) -> str | None:
 
 _SPACED_PATH = re.compile(r"^[^\s/\\]+(?: [^\s/\\]+){0,2}(?:/[^\s/\\]+(?: [^\s/\\]+){0,2})+$")
 """Segments of at most three words each, joined by "/": a path with spaces, not a sentence."""
+_FILEISH = re.compile(r"\w\.([A-Za-z][A-Za-z0-9]{0,7})(?![A-Za-z0-9])")
+"""A name with a file extension inside a word."""
 _ATTEMPTED = re.compile(r"^[^\s]*(?:[/\\][^\s]*|\.[A-Za-z][\w]{0,7})$")
 """One word with a folder separator or a file extension: a path the model meant to give."""
 
@@ -138,9 +140,14 @@ def attempted_path(line: str, previous: str | None = None) -> bool:
     if not s or parse_fence(line) is not None or s.startswith(("<", "[", "(")) or (previous and previous in s):
         return False
     words = s.split()
-    if len(words) == 1:
-        return bool(_ATTEMPTED.match(s))
-    return len(words) <= 5 and ("/" in s or "\\" in s) and bool(re.search(r"\.[A-Za-z]\w{0,7}$", s))
+    if len(words) == 1 and _ATTEMPTED.match(s):
+        return True
+    if len(words) > 5:
+        return False
+    if len(words) > 1 and ("/" in s or "\\" in s) and re.search(r"\.[A-Za-z]\w{0,7}$", s):
+        return True
+    # A word with a file extension anywhere in it ("a|b.py", "decoder.py|x"): the line names a file.
+    return any(m.group(1).lower() in _FILE_EXTENSIONS for w in words for m in _FILEISH.finditer(w))
 
 
 def _plausible(s: str) -> bool:
