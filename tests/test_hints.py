@@ -195,3 +195,13 @@ def test_apply_reports_what_the_hint_decided(tmp_path) -> None:  # type: ignore[
     assert res.status.value == "applied" and res.estimated_line == 120
     assert any("hinted line 121 decided for line 120" in n for n in res.notes)
     assert (tmp_path / "m.py").read_text() == TWO.replace("line 119\nx = 1\n", "line 119\nx = 2\n")
+
+
+def test_an_exact_match_far_from_the_hint_is_refused_when_the_hint_matches_but_for_indentation() -> None:
+    """textwrap-like: a one-line udiff hunk hinted at line 3 whose text occurs exactly only at line
+    60, and at line 3 with other indentation: the model may have got the indentation wrong."""
+    text = "def a():\n    if x:\n        return text\n" + "".join(f"v{k} = {k}\n" for k in range(55)) + "def b():\n    return text\n"
+    found = locate(text, "    return text\n", "    return text.rstrip()\n", hint_line=3)
+    assert isinstance(found, MatchFailure) and found.kind == "ambiguous" and found.candidates == [3, 60]
+    near = locate(text, "    return text\n", "    return text.rstrip()\n", hint_line=58)
+    assert isinstance(near, Match) and near.line == 60

@@ -21,7 +21,7 @@ from difflib import SequenceMatcher
 from . import diagnosis, syntactic
 from .delta import DeltaError, apply_delta
 from .fuzzy import line_similarity, map_lines, ranked_regions, similar_regions
-from .narrowing import Narrowing
+from .narrowing import HINT_WINDOW, Narrowing
 from .result import Match, MatchFailure
 from .strategies import (
     Candidate,
@@ -108,7 +108,18 @@ def locate(
         start = hits[0]
         line = line_of(text, start)
         if note is None and narrow:
-            note = narrow.check(FileView.of(text), line - 1, search.count("\n"))
+            view = FileView.of(text)
+            note = narrow.check(view, line - 1, search.count("\n"))
+            other = _hinted_elsewhere(view, narrow.hint_line, line, search)
+            if other is not None:
+                return MatchFailure(
+                    f"the text occurs exactly at line {line}, {abs(line - other)} lines from the hinted line {narrow.hint_line}, "
+                    f"and with other indentation at line {other}, where the hint points; which one is meant is not certain. "
+                    "Copy the lines exactly, with their indentation, from the place meant",
+                    "ambiguous",
+                    line,
+                    candidates=sorted([line, other]),
+                )
         if _contains_applied(text, search, replace, start):
             return Match(start, start + len(search), search, "exact", line, already_applied=True, note=note)
         return Match(start, start + len(search), replace, "exact", line, note=note)
@@ -148,6 +159,21 @@ def locate(
     if leading or trailing:
         return diagnosis.anchored(text, view, old, leading, trailing, language=language)
     return diagnosis.not_found(view, s_lines, language=language)
+
+
+def _hinted_elsewhere(view: FileView, hint_line: int | None, line: int, search: str) -> int | None:
+    """The line near the hint where ``search`` also occurs but for indentation, when the exact
+    match at ``line`` is away from the hint: a model that got the indentation wrong and the line
+    right means that place (None when there is none)."""
+    if hint_line is None or abs(line - hint_line) <= HINT_WINDOW:
+        return None
+    wanted = [x.strip() for x in split_lines(search)]
+    n = len(wanted)
+    lines = view.lines
+    for start in range(max(0, hint_line - 1 - HINT_WINDOW), min(len(lines) - n, hint_line - 1 + HINT_WINDOW) + 1):
+        if start != line - 1 and [x.strip() for x in lines[start : start + n]] == wanted:
+            return start + 1
+    return None
 
 
 def choose_reading(text: str, readings: list[tuple[str, str]]) -> int | MatchFailure:
