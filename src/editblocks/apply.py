@@ -17,7 +17,7 @@ from .models import ApplyResult, EditBlock, EditResult, EditStatus, ParsedRespon
 from .parsing import parse_response
 from .streaming import decode_reply
 from .syntax.check import SyntaxProblem, SyntaxUnavailable, syntax_problem
-from .syntax.languages import language_for
+from .syntax.languages import is_document, language_for
 from .drift import DriftCheck, occurrences
 from .journal import Journal
 from .lock import DEFAULT_LOCK_TIMEOUT, RootLock
@@ -36,8 +36,6 @@ from .verify import check_already_applied, check_edit, check_file, check_markers
 from .writing import Change, commit
 
 SKIP_AFTER_FAILURE = "previous edit to this file failed"
-_DOCUMENTS = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".org")
-"""Documents: elision-like lines inside their fenced code examples are content."""
 
 
 @dataclass(frozen=True)
@@ -610,7 +608,7 @@ def block_reading(block: EditBlock, text: str, path: str) -> tuple[str, str] | s
     old, new = numbered
     lowered = path.lower()
     expanded = expand_replace_elisions(
-        text, block.anchor + old, block.anchor + new, ellipsis_is_code=lowered.endswith((".py", ".pyi")), document=lowered.endswith(_DOCUMENTS)
+        text, block.anchor + old, block.anchor + new, ellipsis_is_code=lowered.endswith((".py", ".pyi")), document=is_document(path)
     )
     if isinstance(expanded, MatchFailure):
         return expanded.reason

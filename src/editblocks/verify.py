@@ -25,6 +25,8 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
+from .syntax.languages import is_document
+
 __all__ = ["Verdict", "check_already_applied", "check_edit", "check_file", "check_markers", "marker_lines"]
 
 _WORD = re.compile(r"\w+|[^\w\s]")
@@ -300,8 +302,6 @@ def _kind(line: str, prev: str, ellipsis_is_code: bool, document: bool = False) 
     return None
 
 
-_DOCUMENTS = frozenset({".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".org"})
-"""Documents whose fenced code examples may hold elision comments as content."""
 _FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})")
 
 
@@ -312,7 +312,7 @@ def marker_lines(text: str, path: str = "") -> Counter[str]:
     code example is the example's content, not a marker."""
     lowered = path.lower()
     ellipsis_is_code = lowered.endswith(tuple(_ELLIPSIS_IS_CODE))
-    document = lowered.endswith(tuple(_DOCUMENTS))
+    document = is_document(path)
     kinds: Counter[str] = Counter()
     prev, fenced = "", False
     for line in text.split("\n"):

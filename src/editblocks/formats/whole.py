@@ -28,6 +28,7 @@ from typing import ClassVar
 
 from ..models import EditBlock, ParseWarning
 from .base import EditFormat, LineParser, LineView, OpenBlock, ParseItem, text_of
+from ..syntax.languages import is_document
 from .common import PathLookback, choose_fence, parse_fence
 
 FORMAT = "whole"
@@ -55,7 +56,6 @@ _PARTIAL = [
 ]
 
 
-_DOCUMENTS = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".org")
 _FENCE_LINE = re.compile(r"^\s*(?:`{3,}|~{3,})")
 
 
@@ -68,7 +68,7 @@ def partial_reason(new_text: str, old_text: str | None, path: str = "") -> str |
     line is inside one of its fenced code examples.
     """
     have = set(line.strip() for line in old_text.split("\n")) if old_text else set()
-    document, fenced = path.lower().endswith(_DOCUMENTS), False
+    document, fenced = is_document(path), False
     for n, line in enumerate(new_text.split("\n"), start=1):
         s = line.strip()
         if document and _FENCE_LINE.match(line):

@@ -251,3 +251,13 @@ CODE_LANGUAGES: tuple[str, ...] = tuple(name for name, spec in SPECS.items() if 
 """The languages whose definitions a repository summary lists."""
 
 __all__ = ["CODE_KINDS", "CODE_LANGUAGES", "CLASS_KINDS", "EXTENSIONS", "LANGUAGES", "SPECS", "Spec", "language_for"]
+
+
+DOCUMENT_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".org")
+"""Prose documents: an elision comment inside one of their fenced code examples is the example's
+content, not a line standing for left-out lines."""
+
+
+def is_document(path: str) -> bool:
+    """True for a Markdown, reStructuredText, AsciiDoc, Org or plain-text file."""
+    return path.lower().endswith(DOCUMENT_SUFFIXES)
