@@ -323,10 +323,10 @@ def test_review_streams_the_reply_into_the_browser_view(project: Path, chat: Cha
     try:
         out = _Lines(proc.stdout)
         line = out.wait_for("Review and apply the blocks at")
-        url = line.split(" at ", 1)[1].split()[0]
-        assert url == f"http://127.0.0.1:{port}/"
-        with urllib.request.urlopen(url + "api/state", timeout=10) as response:
-            state = json.loads(response.read())
+        link = line.split(" at ", 1)[1].split()[0]
+        url, token = link.split("?token=")
+        assert url == f"http://127.0.0.1:{port}/" and len(token) >= 32
+        state = _get_json(link, "api/state")
         assert state["live"]["done"] is True
         proc.send_signal(signal.SIGINT)
         code = proc.wait(timeout=20)
@@ -346,8 +346,18 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _post_json(url: str, data: dict) -> dict:
-    request = urllib.request.Request(url, json.dumps(data).encode(), {"Content-Type": "application/json"})
+def _get_json(link: str, path: str) -> dict:
+    """GET ``path`` of the review page whose printed link (with its token) is ``link``."""
+    url, token = link.split("?token=")
+    request = urllib.request.Request(url + path, headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def _post_json(link: str, path: str, data: dict) -> dict:
+    url, token = link.split("?token=")
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {token}"}
+    request = urllib.request.Request(url + path, json.dumps(data).encode(), headers)
     with urllib.request.urlopen(request, timeout=10) as response:
         return json.loads(response.read())
 
@@ -358,13 +368,12 @@ def test_review_with_no_delete_refuses_the_deletion_on_the_page_too(project: Pat
     try:
         out, err = _Lines(proc.stdout), _Lines(proc.stderr)
         line = err.wait_for("Review and apply the blocks at")  # with --json, standard output is the summary alone
-        url = line.split(" at ", 1)[1].split()[0]
-        with urllib.request.urlopen(url + "api/reviews/live", timeout=10) as response:
-            view = json.loads(response.read())
+        link = line.split(" at ", 1)[1].split()[0]
+        view = _get_json(link, "api/reviews/live")
         [shown] = view["blocks"]
         assert (shown["status"], shown["reason"]) == ("failed", REFUSED)
         # Pressing Apply on the page does not delete the file either.
-        applied = _post_json(url + "api/reviews/live/apply", {"all": True})
+        applied = _post_json(link, "api/reviews/live/apply", {"all": True})
         assert applied["applied"]["counts"] == {"applied": 0, "failed": 1, "skipped": 0}
         assert (project / "README.md").read_text() == "Stats helpers.\n"
         proc.send_signal(signal.SIGINT)

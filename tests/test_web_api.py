@@ -445,7 +445,7 @@ def test_events_stream_sends_the_live_reply(project: Path) -> None:
     try:
         server.feed(REPLY[: REPLY.index("tests/test_cart.py")])
         conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
-        conn.request("GET", "/api/live/events")
+        conn.request("GET", "/api/live/events", headers={"Authorization": f"Bearer {server.token}"})
         response = conn.getresponse()
         assert response.status == 200
         assert response.getheader("content-type").startswith("text/event-stream")
@@ -482,6 +482,10 @@ def _read_event(response: http.client.HTTPResponse) -> dict:
 # -- the command line ----------------------------------------------------------------------------
 
 
+_TOKENS: dict[str, str] = {}
+"""The token each started server printed in its link, by its address."""
+
+
 def _start_cli(args: list[str], stdin: bytes | None, cwd: Path) -> tuple[subprocess.Popen[bytes], str]:
     env = {**os.environ, "EDITBLOCKS_NO_BROWSER": "1", "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
@@ -503,9 +507,11 @@ def _start_cli(args: list[str], stdin: bytes | None, cwd: Path) -> tuple[subproc
         line = proc.stdout.readline().decode("utf-8")
         if not line:
             break
-        m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
+        m = re.search(r"(http://127\.0\.0\.1:\d+/)(?:\?token=(\S+))?", line)
         if m:
             url = m.group(1)
+            if m.group(2):
+                _TOKENS[url] = m.group(2)
     if url is None:
         proc.kill()
         raise AssertionError(f"no address printed; stderr: {proc.stderr.read().decode() if proc.stderr else ''}")
@@ -516,7 +522,8 @@ def _get_json(url: str) -> dict:
     m = re.match(r"http://([^:/]+):(\d+)(/.*)", url)
     assert m
     conn = http.client.HTTPConnection(m.group(1), int(m.group(2)), timeout=10)
-    conn.request("GET", m.group(3))
+    token = next((t for base, t in _TOKENS.items() if url.startswith(base)), None)
+    conn.request("GET", m.group(3), headers={} if token is None else {"Authorization": f"Bearer {token}"})
     response = conn.getresponse()
     body = response.read()
     conn.close()
@@ -585,7 +592,7 @@ def test_serve_command_prints_its_address_and_serves_the_page(project: Path) -> 
         m = re.match(r"http://([^:/]+):(\d+)/", url)
         assert m
         conn = http.client.HTTPConnection(m.group(1), int(m.group(2)), timeout=10)
-        conn.request("GET", "/")
+        conn.request("GET", "/", headers={"Authorization": f"Bearer {_TOKENS[url]}"})
         assert b"editblocks review" in conn.getresponse().read()
         conn.close()
         deadline = time.monotonic() + 20
@@ -734,7 +741,8 @@ def test_a_chunked_body_is_refused_at_the_limit_while_it_arrives(project: Path, 
         sock = _raw_post(
             server.port,
             f"POST /api/reviews HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Type: application/json\r\n"
-            f"Origin: http://127.0.0.1:{server.port}\r\nTransfer-Encoding: chunked\r\n\r\n",
+            f"Origin: http://127.0.0.1:{server.port}\r\nAuthorization: Bearer {server.token}\r\n"
+            "Transfer-Encoding: chunked\r\n\r\n",
         )
         chunk = b"x" * 65536
         sent = 0
@@ -767,7 +775,8 @@ def test_a_body_that_stops_arriving_is_given_up(project: Path, monkeypatch: pyte
         sock = _raw_post(
             server.port,
             f"POST /api/reviews HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Type: application/json\r\n"
-            f"Origin: http://127.0.0.1:{server.port}\r\nContent-Length: 1000\r\n\r\n" + '{"reply": "',
+            f"Origin: http://127.0.0.1:{server.port}\r\nAuthorization: Bearer {server.token}\r\n"
+            "Content-Length: 1000\r\n\r\n" + '{"reply": "',
         )
         started = time.monotonic()
         answer = sock.recv(4096)
@@ -776,3 +785,122 @@ def test_a_body_that_stops_arriving_is_given_up(project: Path, monkeypatch: pyte
         sock.close()
     finally:
         server.stop()
+
+
+# -- the run's secret token ----------------------------------------------------------------------
+
+
+def _http(server: ReviewServer, method: str, path: str, body: dict | None = None, headers: dict | None = None) -> tuple[int, dict[str, str], bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    sent = {"Host": f"127.0.0.1:{server.port}", **(headers or {})}
+    if body is not None:
+        sent |= {"Content-Type": "application/json", "Origin": f"http://127.0.0.1:{server.port}"}
+    conn.request(method, path, body=None if body is None else json.dumps(body), headers=sent)
+    response = conn.getresponse()
+    data = response.read()
+    conn.close()
+    return response.status, {k.lower(): v for k, v in response.getheaders()}, data
+
+
+def test_without_the_token_nothing_is_read_or_written(project: Path) -> None:
+    """Another program on the machine that finds the port cannot preview, apply or undo: 401, and
+    the files stay as they were; the page itself says where to find the link."""
+    before = tree(project)
+    server = ReviewServer(project, port=0).start()
+    try:
+        assert server.token and len(server.token) >= 32 and server.url.endswith(f"?token={server.token}")
+        assert server.token not in server.base_url
+        wrong = {"Authorization": "Bearer " + "x" * len(server.token)}
+        for headers in ({}, wrong, {"Cookie": "editblocks_token_000000000000=nope"}):
+            status, _, body = _http(server, "POST", "/api/reviews", {"reply": REPLY}, headers)
+            assert status == 401 and b"token" in body
+            for path in ("/api/state", "/api/reviews/live", "/api/live/events", "/static/app.js"):
+                assert _http(server, "GET", path, headers=headers)[0] == 401, path
+            status, _, page = _http(server, "GET", "/", headers=headers)
+            assert status == 401 and b"link" in page and b"editblocks review" not in page
+        # Even with a review made by the page, an apply without the token writes nothing.
+        status, _, body = _http(server, "POST", "/api/reviews", {"reply": REPLY}, {"Authorization": f"Bearer {server.token}"})
+        assert status == 201
+        review_id = json.loads(body)["id"]
+        assert _http(server, "POST", f"/api/reviews/{review_id}/apply", {"all": True})[0] == 401
+        assert _http(server, "POST", f"/api/reviews/{review_id}/apply", {"all": True}, {"Authorization": "Bearer "})[0] == 401
+        assert tree(project) == before
+        status, _, body = _http(server, "POST", f"/api/reviews/{review_id}/apply", {"all": True}, {"Authorization": f"Bearer {server.token}"})
+        assert status == 200 and tree(project) != before
+    finally:
+        server.stop()
+
+
+def test_the_link_sets_a_cookie_that_the_page_then_uses(project: Path) -> None:
+    server = ReviewServer(project, port=0).start()
+    try:
+        status, headers, _ = _http(server, "GET", f"/?token={server.token}")
+        assert status == 303 and headers["location"] == "/"  # the token leaves the address bar
+        cookie = headers["set-cookie"]
+        assert "HttpOnly" in cookie and "samesite=strict" in cookie.lower() and server.token in cookie
+        pair = cookie.split(";", 1)[0]
+        status, _, page = _http(server, "GET", "/", headers={"Cookie": pair})
+        assert status == 200 and b"editblocks review" in page
+        assert _http(server, "GET", "/api/state", headers={"Cookie": pair})[0] == 200
+        # A second server on the same machine has its own cookie name (cookies ignore ports).
+        other = ReviewServer(project, port=0)
+        try:
+            assert other.token != server.token
+            from editblocks.web.app import token_cookie_name
+
+            assert token_cookie_name(other.token) != token_cookie_name(server.token)  # type: ignore[arg-type]
+        finally:
+            other.socket.close()
+    finally:
+        server.stop()
+
+
+def test_token_from_the_environment_and_no_token(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EDITBLOCKS_TOKEN", "a-fixed-secret-for-a-bookmark")
+    server = ReviewServer(project, port=0)
+    try:
+        assert server.token == "a-fixed-secret-for-a-bookmark"
+    finally:
+        server.socket.close()
+    server = ReviewServer(project, port=0, token=False).start()
+    try:
+        assert server.url == server.base_url
+        assert _http(server, "GET", "/api/state")[0] == 200
+    finally:
+        server.stop()
+
+
+def test_serve_prints_a_link_with_the_token_and_no_token_warns(project: Path) -> None:
+    (project / "reply.md").write_text(REPLY)
+    proc, url = _start_cli(["serve", "--root", str(project), "--port", "0", "reply.md"], None, project)
+    try:
+        token = _TOKENS[url]
+        m = re.match(r"http://([^:/]+):(\d+)/", url)
+        assert m and len(token) >= 32
+        conn = http.client.HTTPConnection(m.group(1), int(m.group(2)), timeout=10)
+        conn.request("GET", "/api/state")
+        assert conn.getresponse().status == 401
+        conn.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "editblocks", "serve", "--root", str(project), "--port", "0", "--no-token"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "EDITBLOCKS_NO_BROWSER": "1", "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert proc.stdout is not None
+        lines = [proc.stdout.readline().decode() for _ in range(4)]
+        text = "".join(lines)
+        assert "no token" in text and "?token=" not in text
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+    from click.testing import CliRunner
+
+    from editblocks.cli import main
+
+    result = CliRunner().invoke(main, ["apply", str(project / "reply.md"), "--root", str(project), "--no-token"])
+    assert result.exit_code == 2 and "--no-token is for the review page" in result.output

@@ -141,7 +141,8 @@ def snap(page: object, path: Path) -> None:
 def post(server: ReviewServer, path: str, body: dict) -> dict:
     """A request from another program on this machine (no Origin header), as `editblocks run` would send."""
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
-    conn.request("POST", path, body=json.dumps(body), headers={"Content-Type": "application/json"})
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {server.token}"}
+    conn.request("POST", path, body=json.dumps(body), headers=headers)
     response = conn.getresponse()
     data = json.loads(response.read())
     conn.close()

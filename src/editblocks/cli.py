@@ -91,6 +91,13 @@ _review_port_option = click.option(
 )
 
 
+_no_token_option = click.option(
+    "--no-token",
+    is_flag=True,
+    help="Serve the review page without its secret token: any program or user on this machine can then write through it.",
+)
+
+
 def _port_needs_review(port: int | None, review: bool) -> None:
     if port is not None and not review:
         raise UsageError("--port is the review page's port: use it with --review")
@@ -155,6 +162,7 @@ def main() -> None:
 )
 @_no_delete_option
 @_review_port_option
+@_no_token_option
 def apply(
     reply: str,
     root: str,
@@ -174,6 +182,7 @@ def apply(
     no_delete: bool = False,
     port: int | None = None,
     verify_syntax: bool = False,
+    no_token: bool = False,
 ) -> None:
     """Apply the edit blocks in REPLY (a file, or - for standard input) to files under --root.
 
@@ -183,12 +192,15 @@ def apply(
     if not Path(root).is_dir():
         raise UsageError(f"root folder not found: {root}")
     _port_needs_review(port, review)
+    if no_token and not review:
+        raise UsageError("--no-token is for the review page: use it with --review")
     if review:
         _refuse_with_review(
             "dry_run", "as_json", "no_diff", "atomic", "base_dir", "refuse_drift", "max_reply_mb", "max_file_mb", "verify_syntax"
         )
         _serve_review(
-            root, reply, None, port, fmt, match_level, continue_after_failure, git_add, None, allow_delete=not no_delete
+            root, reply, None, port, fmt, match_level, continue_after_failure, git_add, None,
+            allow_delete=not no_delete, token=not no_token,
         )
         return
     if refuse_drift and base_dir is None:
@@ -397,6 +409,7 @@ def undo(root: str, as_list: bool, as_json: bool) -> None:
 )
 @click.option("--open/--no-open", "open_browser", default=False, help="Open the page in a browser.")
 @_no_delete_option
+@_no_token_option
 def serve(
     reply: str | None,
     root: str,
@@ -406,16 +419,23 @@ def serve(
     match_level: str | None,
     open_browser: bool,
     no_delete: bool = False,
+    no_token: bool = False,
 ) -> None:
     """Review edits in the browser: a local page to paste a reply into, see every block's status
     and diff, and apply, cancel or undo.
 
     REPLY (a file, or - for standard input, shown as it arrives) is opened on the page at once.
+    The link printed holds a secret token that every request must carry (the page keeps it in a
+    cookie), so that other programs on the machine cannot write through the page; set
+    EDITBLOCKS_TOKEN to choose it, or --no-token to serve without one.
     Needs the web extra: pip install 'editblocks[web]'.
     """
     if not Path(root).is_dir():
         raise UsageError(f"root folder not found: {root}")
-    _serve_review(root, reply, host, port, fmt, match_level, False, False, open_browser, allow_delete=not no_delete)
+    _serve_review(
+        root, reply, host, port, fmt, match_level, False, False, open_browser,
+        allow_delete=not no_delete, token=not no_token,
+    )
 
 
 def _serve_review(
@@ -430,6 +450,7 @@ def _serve_review(
     open_browser: bool | None,
     *,
     allow_delete: bool = True,
+    token: bool = True,
 ) -> None:
     """Run the review page (``serve`` and ``apply --review``) until Ctrl-C."""
     from .web import missing_dependency
@@ -460,6 +481,7 @@ def _serve_review(
             git_add=git_add,
             allow_delete=allow_delete,
             browser=open_browser,
+            token=token,
             echo=lambda line: click.echo(line, err=False),
         )
     except OSError as exc:

@@ -1,7 +1,9 @@
 """The review page's web application: the page, a JSON API, and a Server-Sent Events stream.
 
 API (all JSON; every ``POST`` needs ``Content-Type: application/json`` and is refused when it
-comes from another origin):
+comes from another origin). When the server has a token, every request carries it: as
+``?token=`` (the page's link; the page then keeps it in a cookie), the cookie, or an
+``Authorization: Bearer`` header; without it the answer is 401 and nothing runs.
 
 ``GET  /api/state``                          root, options, the live reply, undo availability
 ``POST /api/reviews``                        ``{reply, format?, match?}``: a dry-run review of a reply
@@ -18,17 +20,21 @@ comes from another origin):
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import json
 import threading
+from http.cookies import SimpleCookie
 from collections import OrderedDict
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -68,8 +74,10 @@ class AppState:
         git_add: bool = False,
         allow_delete: bool = True,
         allowed_hosts: list[str] | None = None,
+        token: str | None = None,
     ) -> None:
         self.root = Workspace(root).root
+        self.token = token or None
         self.format = format
         self.match = match
         self.continue_after_failure = continue_after_failure
@@ -187,11 +195,53 @@ class GuardMiddleware:
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         problem = self.check(scope["method"], headers)
+        if problem is None and self.state.token is not None:
+            denied = self._authenticate(scope, headers)
+            if denied is not None:
+                await denied(scope, receive, self._with_headers(send))
+                return
         if problem is not None:
             response = JSONResponse({"error": problem}, status_code=403)
             await response(scope, receive, self._with_headers(send))
             return
         await self.app(scope, receive, self._with_headers(send))
+
+    def _authenticate(self, scope: Scope, headers: dict[str, str]) -> Response | None:
+        """None when the request carries the server's token; else the answer to send instead.
+
+        The page's link holds the token as ``?token=``: it is then kept in a cookie (HttpOnly,
+        SameSite=Strict) and the browser is sent on to the same address without it."""
+        token = self.state.token
+        assert token is not None
+        cookie_name = token_cookie_name(token)
+        given: list[str] = []
+        authorization = headers.get("authorization", "")
+        if authorization[:7].lower() == "bearer ":
+            given.append(authorization[7:].strip())
+        if "cookie" in headers:
+            jar: SimpleCookie = SimpleCookie()
+            try:
+                jar.load(headers["cookie"])
+            except Exception:  # a malformed cookie header is no token
+                pass
+            if cookie_name in jar:
+                given.append(jar[cookie_name].value)
+        query = _query_token(scope.get("query_string", b""))
+        if any(hmac.compare_digest(g.encode(), token.encode()) for g in given):
+            return None
+        if query is not None and hmac.compare_digest(query.encode(), token.encode()):
+            if scope["method"] == "GET" and scope["path"] == "/":
+                response: Response = RedirectResponse("/", status_code=303)
+                response.set_cookie(cookie_name, token, httponly=True, samesite="strict", path="/")
+                return response
+            return None
+        if scope["method"] == "GET" and scope["path"] == "/":
+            return HTMLResponse(_NEEDS_TOKEN_PAGE, status_code=401)
+        return JSONResponse(
+            {"error": "this server needs its token: open the link printed where editblocks was started"},
+            status_code=401,
+            headers={"WWW-Authenticate": "Bearer"},
+        )
 
     def check(self, method: str, headers: dict[str, str]) -> str | None:
         host = headers.get("host", "").lower()
@@ -233,6 +283,25 @@ class GuardMiddleware:
             await send(message)
 
         return wrapped
+
+
+def token_cookie_name(token: str) -> str:
+    """The cookie that keeps ``token`` for the page: one name per token, so two servers on one
+    machine (cookies ignore the port) do not overwrite each other's."""
+    return "editblocks_token_" + hashlib.sha256(token.encode()).hexdigest()[:12]
+
+
+def _query_token(query_string: bytes) -> str | None:
+    values = parse_qs(query_string.decode("latin-1")).get("token")
+    return values[-1] if values else None
+
+
+_NEEDS_TOKEN_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>editblocks</title></head>
+<body><h1>This review page needs its link</h1>
+<p>Open the link that editblocks printed in the terminal where it was started: it ends with
+<code>?token=</code> and a secret, so that no other program on this machine can write files through
+this page.</p></body></html>
+"""
 
 
 # -- handlers --------------------------------------------------------------------------------
@@ -465,12 +534,14 @@ def create_app(
     git_add: bool = False,
     allow_delete: bool = True,
     allowed_hosts: list[str] | None = None,
+    token: str | None = None,
 ) -> Starlette:
     """The review application for the files under ``root``.
 
     ``allowed_hosts`` are the ``Host`` header values the server answers to (``host:port``);
     the page's own origin is ``http://`` one of them. ``allow_delete=False``: blocks that
-    delete or move files fail, in the preview and when applied.
+    delete or move files fail, in the preview and when applied. ``token``: every request must
+    carry it (see the module's docstring); None serves anyone who can reach the address.
     """
     state = AppState(
         root,
@@ -480,6 +551,7 @@ def create_app(
         git_add=git_add,
         allow_delete=allow_delete,
         allowed_hosts=allowed_hosts,
+        token=token,
     )
     static = StaticFiles(directory=str(Path(str(resources.files("editblocks.web") / "static"))))
     routes = [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import secrets
 import socket
 import sys
 import threading
@@ -20,6 +21,13 @@ from .app import AppState, create_app
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 NO_BROWSER_ENV = "EDITBLOCKS_NO_BROWSER"
+TOKEN_ENV = "EDITBLOCKS_TOKEN"
+"""A token to use instead of a new random one for each run (e.g. for a bookmark)."""
+
+
+def new_token() -> str:
+    """The token for one run: ``$EDITBLOCKS_TOKEN`` when set, else a fresh random secret."""
+    return os.environ.get(TOKEN_ENV) or secrets.token_urlsafe(32)
 
 
 def _host_names(host: str, port: int) -> list[str]:
@@ -64,7 +72,9 @@ class ReviewServer:
     """The review page for the files under ``root``, served on ``host:port``.
 
     ``port=None`` tries :data:`DEFAULT_PORT` and takes any free port when it is busy; 0 always
-    takes a free port.
+    takes a free port. Every request must carry the run's secret ``token`` (see :attr:`url`,
+    which holds it), so that other programs and users on the machine cannot write through the
+    page; ``token=False`` serves anyone who can reach the address.
     """
 
     def __init__(
@@ -78,7 +88,9 @@ class ReviewServer:
         continue_after_failure: bool = False,
         git_add: bool = False,
         allow_delete: bool = True,
+        token: str | bool = True,
     ) -> None:
+        self.token: str | None = new_token() if token is True else (token or None)
         if port is None:
             try:
                 self.socket = bind_socket(host, DEFAULT_PORT)
@@ -98,6 +110,7 @@ class ReviewServer:
             git_add=git_add,
             allow_delete=allow_delete,
             allowed_hosts=_host_names(host, self.port),
+            token=self.token,
         )
         self.state: AppState = self.app.state.editblocks
         config = uvicorn.Config(
@@ -116,9 +129,15 @@ class ReviewServer:
         self._thread: threading.Thread | None = None
 
     @property
-    def url(self) -> str:
+    def base_url(self) -> str:
+        """The page's address without the token."""
         shown = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{shown}:{self.port}/"
+
+    @property
+    def url(self) -> str:
+        """The link to open: the page's address with the token, when the server has one."""
+        return self.base_url if self.token is None else f"{self.base_url}?token={self.token}"
 
     def serve_forever(self) -> None:
         """Serve until Ctrl-C (in the calling thread)."""
@@ -197,12 +216,13 @@ def run_review(
     git_add: bool = False,
     allow_delete: bool = True,
     browser: bool | None = None,
+    token: str | bool = True,
     echo: Callable[[str], None] = print,
 ) -> None:
     """Serve the review page until Ctrl-C, showing ``reply_text``, or a reply read from
     ``reply_stream`` as it arrives. ``browser``: True opens one, None opens one when a desktop
     is there, False never does. ``allow_delete=False``: blocks that delete or move files fail,
-    in the preview and when applied."""
+    in the preview and when applied. ``token``: as for :class:`ReviewServer`."""
     server = ReviewServer(
         root,
         host=host,
@@ -212,6 +232,7 @@ def run_review(
         continue_after_failure=continue_after_failure,
         git_add=git_add,
         allow_delete=allow_delete,
+        token=token,
     )
     if reply_stream is not None:
         server.feed_from(reply_stream)
@@ -220,6 +241,8 @@ def run_review(
         server.finish()
     echo(f"editblocks: reviewing edits under {server.state.root}")
     echo(f"Open {server.url} in a browser. Nothing is written until you press Apply there.")
+    if server.token is None:
+        echo("Warning: the page has no token (--no-token): any program or user on this machine can write files under the root through it.")
     if host not in ("127.0.0.1", "localhost", "::1"):
         echo(f"Warning: listening on {host}, not only on this machine; anyone who can reach it can write files under the root.")
     echo("Press Ctrl-C to stop.")
