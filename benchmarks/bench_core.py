@@ -437,7 +437,7 @@ def bench_markers(settings: Settings, rows: list[Row], errors: list[str]) -> Non
         text = marker_reply(markers, settings.marker_mb)
         try:
             t, _ = best_of(1, lambda text=text: editblocks.parse_response(text))  # type: ignore[misc]
-        except Exception as exc:  # noqa: BLE001 - parsing must never raise: report it as a failure
+        except Exception as exc:
             errors.append(f"markers ({name}): parse_response raised {type(exc).__name__}: {exc}")
             continue
         rows.append(
@@ -466,7 +466,7 @@ def bench_dividers(rows: list[Row], errors: list[str]) -> None:
             try:
                 t, _ = best_of(1, lambda reply=reply: editblocks.apply_edits(reply, root, dry_run=True))  # type: ignore[misc]
                 peak = tracemalloc.get_traced_memory()[1]
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 errors.append(f"dividers ({n}): {type(exc).__name__}: {exc}")
                 continue
             finally:

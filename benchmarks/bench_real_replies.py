@@ -208,7 +208,7 @@ def run_case(case: Path, match: str | None) -> CaseResult:
         kwargs: dict[str, Any] = {"match": match} if match else {}
         try:
             applied = editblocks.apply_edits(reply, root=root, **kwargs)
-        except Exception as exc:  # noqa: BLE001 - an exception is itself a finding
+        except Exception as exc:
             result.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}"
             return result
         target = root / rel

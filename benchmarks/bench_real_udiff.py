@@ -22,7 +22,7 @@ import shutil
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import editblocks
@@ -43,7 +43,7 @@ def run_case(case: Path, work: Path) -> tuple[str, str]:
     expected = (case / "expected" / path).read_text(encoding="utf-8")
     try:
         result = editblocks.apply_edits((case / "reply.md").read_text(encoding="utf-8"), root, format="udiff", journal=False)
-    except Exception as exc:  # noqa: BLE001 - a benchmark reports every failure mode
+    except Exception as exc:
         return "error", f"{type(exc).__name__}: {exc}"
     target = root / path
     after = target.read_text(encoding="utf-8") if target.exists() else ""
@@ -74,7 +74,7 @@ def main() -> int:
             verdict, detail = run_case(case, Path(tmp))
             outcomes[verdict].append((case.name, detail))
     took = time.perf_counter() - started
-    print(f"editblocks {editblocks.__version__} on real unified-diff replies, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC")
+    print(f"editblocks {editblocks.__version__} on real unified-diff replies, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC")
     print("  reproduced  refused  wrong  error  total")
     print(f"  {len(outcomes['reproduced']):>10}  {len(outcomes['refused']):>7}  {len(outcomes['wrong']):>5}  {len(outcomes['error']):>5}  {len(cases):>5}")
     print(f"reproduced {len(outcomes['reproduced'])}/{len(cases)}; wrong: {len(outcomes['wrong'])}; {took:.1f} s")

@@ -43,9 +43,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bench_core  # noqa: E402
-
-import editblocks  # noqa: E402
+import bench_core
+import editblocks
 
 MODULE = "aider/coders/editblock_coder.py"
 
@@ -79,7 +78,7 @@ def load_functions(source: str) -> dict[str, Any]:
     body = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.Assign))]
     namespace: dict[str, Any] = {"re": re, "difflib": difflib, "math": math, "Path": Path, "sys": sys}
     namespace["SequenceMatcher"] = difflib.SequenceMatcher
-    exec(compile(ast.Module(body=body, type_ignores=[]), MODULE, "exec"), namespace)  # noqa: S102
+    exec(compile(ast.Module(body=body, type_ignores=[]), MODULE, "exec"), namespace)
     return namespace
 
 

@@ -161,12 +161,7 @@ _NUMBER = re.compile(r"\b\d+\b")
 _INDENT = re.compile(r"^[ \t]*")
 _SKIP_WORDS = frozenset(keyword.kwlist) | {"self", "cls", "None", "True", "False"}
 
-WORDS = (
-    "alpha buffer cache chunk cursor delta entry event field frame handle header index item "
-    "key label limit marker offset option packet parent queue record result scope section "
-    "signal slot source state stream target token total value window worker amount bound "
-    "count length policy region retry status timeout weight factor"
-).split()
+WORDS = ["alpha", "buffer", "cache", "chunk", "cursor", "delta", "entry", "event", "field", "frame", "handle", "header", "index", "item", "key", "label", "limit", "marker", "offset", "option", "packet", "parent", "queue", "record", "result", "scope", "section", "signal", "slot", "source", "state", "stream", "target", "token", "total", "value", "window", "worker", "amount", "bound", "count", "length", "policy", "region", "retry", "status", "timeout", "weight", "factor"]
 SUFFIXES = ("_count", "_list", "_map", "_new", "_old", "_raw", "_tmp", "_value", "_all", "_next")
 
 INTROS = (

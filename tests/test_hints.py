@@ -52,7 +52,7 @@ def test_hint_window() -> None:
 def test_hint_ratio_between_close_places() -> None:
     text = numbered(40, l10="x = 1", l20="x = 1")
     # Nearest at distance d, the other at 10 - d: chosen only when 10 - d >= RATIO * d + SLACK.
-    for d in range(0, 6):
+    for d in range(6):
         found = locate(text, "x = 1\n", "x = 2\n", hint_line=10 + d)
         chosen = 20 - 10 - d >= HINT_RATIO * d + HINT_SLACK
         assert isinstance(found, Match) == chosen, d

@@ -56,10 +56,9 @@ async def stdio_session(root: Path, log: Path) -> AsyncIterator[Any]:
         cwd=str(root.parent),
     )
     with open(log, "w", encoding="utf-8") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                yield session
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
 
 
 def drive(root: Path, log: Path, scenario: Callable[[Any], Awaitable[None]]) -> None:

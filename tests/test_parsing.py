@@ -386,7 +386,7 @@ def test_mismatched_marker_counts_are_reported() -> None:
 
 @pytest.mark.parametrize("cut", range(3, 9))
 def test_truncated_reply_keeps_complete_blocks_and_warns_for_the_cut_one(cut: int) -> None:
-    second = "b.py\n```\n<<<<<<< SEARCH\nb1\nb2\n=======\nB1\nB2\n>>>>>>> REPLACE\n```\n".split("\n")
+    second = ["b.py", "```", "<<<<<<< SEARCH", "b1", "b2", "=======", "B1", "B2", ">>>>>>> REPLACE", "```", ""]
     # The reply stops after its SEARCH marker and before its REPLACE marker.
     text = _good("a.py") + "\n" + "\n".join(second[:cut]) + "\n"
     parsed = parse_response(text)

@@ -43,7 +43,7 @@ def test_other_files_of_the_patch_still_apply(tmp_path: Path) -> None:
         "*** Begin Patch\n*** Update File: n.py\n@@\n-x = 1\n+x = 2\n"
         "*** Update File: m.py\n@@\n def a():\n-    return 1\n+    return 10\n@@\n def zzz():\n-    pass\n+    pass\n*** End Patch\n"
     )
-    result = editblocks.apply_edits(reply, tmp_path)
+    editblocks.apply_edits(reply, tmp_path)
     assert (tmp_path / "n.py").read_text() == "x = 2\n" and (tmp_path / "m.py").read_text() == TEXT
 
 

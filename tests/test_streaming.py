@@ -25,7 +25,6 @@ from editblocks.streaming import (
     Event,
     ParseWarningEvent,
     ShellSuggestion,
-    StreamParser,
     stream_events,
 )
 
@@ -79,7 +78,7 @@ def reference_parse(text: str, format: str | None = None) -> ParsedResponse:
         # The warning points at the first marker without its partner: a SEARCH that another
         # SEARCH follows before any REPLACE, a REPLACE with no SEARCH open, or the last SEARCH.
         open_at, first = 0, 0
-        for i, line in enumerate(lines, start=1):
+        for i, _line in enumerate(lines, start=1):
             if i in searches:
                 first = first or open_at
                 open_at = i

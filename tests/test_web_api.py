@@ -6,6 +6,7 @@ import http.client
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -16,15 +17,25 @@ import pytest
 pytest.importorskip("starlette", reason="the review page needs the web extra: pip install 'editblocks[web]'")
 pytest.importorskip("uvicorn", reason="the review page needs the web extra: pip install 'editblocks[web]'")
 
-from starlette.testclient import TestClient  # noqa: E402
+from starlette.testclient import TestClient
 
-import editblocks  # noqa: E402
-from editblocks.web import create_app, missing_dependency  # noqa: E402
-from editblocks.web.highlight import char_changes, diff_rows, render_line, token_lines  # noqa: E402
-from editblocks.web.server import ReviewServer  # noqa: E402
+import editblocks
+from editblocks.web import create_app, missing_dependency
+from editblocks.web.highlight import char_changes, diff_rows, render_line, token_lines
+from editblocks.web.server import ReviewServer
 
-from .helpers import sr, write_tree  # noqa: E402
-from .webdata import CART, FIXED_README_BLOCK, README, REPLY, SCRIPT_REPLY, STALE_README_BLOCK, TOTAL_BLOCK, make_project, tree  # noqa: E402
+from .helpers import sr, write_tree
+from .webdata import (
+    CART,
+    FIXED_README_BLOCK,
+    README,
+    REPLY,
+    SCRIPT_REPLY,
+    STALE_README_BLOCK,
+    TOTAL_BLOCK,
+    make_project,
+    tree,
+)
 
 
 @pytest.fixture
@@ -723,9 +734,7 @@ def test_editblocks_undo_undoes_an_apply_made_on_the_page(client: TestClient, pr
 # -- bodies that are too large or never end, on the real server ------------------------------
 
 
-def _raw_post(port: int, head: str) -> "socket.socket":
-    import socket
-
+def _raw_post(port: int, head: str) -> socket.socket:
     sock = socket.create_connection(("127.0.0.1", port), timeout=10)
     sock.sendall(head.encode())
     return sock

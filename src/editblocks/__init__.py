@@ -27,8 +27,8 @@ from .streaming import (
     BlockProgress,
     BlockStarted,
     ParseWarningEvent,
-    ShellSuggestion,
     ReplyDecodeError,
+    ShellSuggestion,
     StreamParser,
     stream_events,
 )
@@ -56,7 +56,6 @@ __all__ = [
 
 # Prompts for a model, and parsing a reply while it arrives.
 __all__ += [
-    "build_messages",
     "BlockAbandoned",
     "BlockCompleted",
     "BlockProgress",
@@ -65,6 +64,7 @@ __all__ += [
     "ReplyDecodeError",
     "ShellSuggestion",
     "StreamParser",
+    "build_messages",
     "stream_events",
 ]
 

@@ -8,7 +8,10 @@ from collections.abc import Iterable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass
 
-from .formats import EXACT_FORMATS, FORMATS
+from .drift import DriftCheck, occurrences
+from .formats import FORMATS, default_level
+from .journal import Journal
+from .lock import DEFAULT_LOCK_TIMEOUT, RootLock
 from .matching import LEVELS, Match, MatchFailure, choose_reading, locate
 from .matching.elision import expand_replace_elisions
 from .matching.strategies import is_elision
@@ -18,9 +21,7 @@ from .parsing import parse_response
 from .streaming import decode_reply
 from .syntax.check import SyntaxProblem, SyntaxUnavailable, syntax_problem
 from .syntax.languages import is_document, language_for
-from .drift import DriftCheck, occurrences
-from .journal import Journal
-from .lock import DEFAULT_LOCK_TIMEOUT, RootLock
+from .verify import check_already_applied, check_edit, check_file, check_markers, marker_lines
 from .workspace import (
     DEFAULT_MAX_FILE_BYTES,
     DEFAULT_MAX_REPLY_BYTES,
@@ -32,7 +33,6 @@ from .workspace import (
     WorkspaceError,
     check_reply_size,
 )
-from .verify import check_already_applied, check_edit, check_file, check_markers, marker_lines
 from .writing import Change, commit
 
 SKIP_AFTER_FAILURE = "previous edit to this file failed"
@@ -321,9 +321,9 @@ class BlockApplier:
             self._failed_files.add(path)
         for r in members:
             if r.status is EditStatus.APPLIED or r.already_applied:
-                for path in (r.file_path, r.moved_to):
-                    if path and r in self._owners.get(path, []):
-                        self._owners[path].remove(r)
+                for owned in (r.file_path, r.moved_to):
+                    if owned and r in self._owners.get(owned, []):
+                        self._owners[owned].remove(r)
                 r.status, r.already_applied, r.moved_to = EditStatus.FAILED, False, None
                 r.reason = f"not applied: {why}; a file's chunks apply all or none"
 
@@ -492,7 +492,7 @@ def _apply_block(
                 hint_line=block.hint_line,
                 scope=block.scope,
                 at_end=block.at_end,
-                level=block_level or ("exact" if block.format in EXACT_FORMATS else "fuzzy"),
+                level=block_level or default_level(block.format),
                 language=language_for(path, state.text),
             )
             if not isinstance(found, Match):
@@ -642,7 +642,12 @@ def strip_line_numbers(old: str, new: str, text: str) -> tuple[str, str] | str:
             "SEARCH's lines start with line numbers copied from a numbered listing, and only some REPLACE lines do; "
             "write the lines without their numbers"
         )
-    strip = lambda x: x[pattern.match(x).end() :] if pattern.match(x) else x  # noqa: E731
+    numbered = pattern
+
+    def strip(x: str) -> str:
+        m = numbered.match(x)
+        return x[m.end() :] if m else x
+
     s_text = "".join(strip(x) + "\n" for x in lines)
     if s_text not in text:
         return old, new  # only when the file shows the numbers were not its own text

@@ -17,9 +17,9 @@ from rich.console import Console
 from . import __version__
 from .apply import apply_edits
 from .drift import FolderBase
+from .formats import FORMATS
 from .journal import history as undo_history
 from .journal import undo as undo_last
-from .formats import FORMATS
 from .parsing import parse_response
 from .streaming import ReplyDecodeError, decode_reply
 from .terminal import print_apply_result, print_parsed, print_warnings

@@ -25,15 +25,11 @@ import os
 from dataclasses import dataclass, field, replace
 
 from .apply import block_reading, without_stray_dividers
-from .formats import EXACT_FORMATS, get_format
+from .formats import FORMATS, default_level, get_format
 from .matching import Match, MatchFailure, choose_reading, find_all, locate
 from .models import EditBlock
 from .parsing import parse_response, split_reply
 from .workspace import FileMissingError, PathError, Workspace, WorkspaceError
-
-_CAN_DELETE = frozenset({"patch", "udiff"})
-_CAN_MOVE = frozenset({"patch", "udiff"})
-_CAN_SCOPE = frozenset({"patch"})
 
 
 class ConversionError(ValueError):
@@ -152,6 +148,12 @@ def same_meaning(got: EditBlock, want: EditBlock, to: str | None = None) -> bool
     return got.search_text == want.search_text and got.replace_text == want.replace_text
 
 
+def _able(capability: str) -> str:
+    """The formats that have ``capability``, as words: "patch and udiff"."""
+    names = [name for name, fmt in FORMATS.items() if getattr(fmt, capability)]
+    return " and ".join(names) if len(names) <= 2 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def _inexpressible(block: EditBlock, to: str) -> str | None:
     """Why ``to`` cannot express ``block`` at all, or None."""
     if block.other_splits:
@@ -159,15 +161,16 @@ def _inexpressible(block: EditBlock, to: str) -> str | None:
             "it has several '=======' lines, and which one separates its parts is decided against the file; "
             "give --root to decide it"
         )
-    if block.delete and to not in _CAN_DELETE:
-        return f"it deletes the file, which {to} cannot express (patch and udiff can)"
-    if block.move_to is not None and to not in _CAN_MOVE:
-        return f"it moves the file, which {to} cannot express (patch and udiff can)"
+    target = get_format(to)
+    if block.delete and not target.can_delete:
+        return f"it deletes the file, which {to} cannot express ({_able('can_delete')} can)"
+    if block.move_to is not None and not target.can_move:
+        return f"it moves the file, which {to} cannot express ({_able('can_move')} can)"
     if block.whole_file and to != "whole":
         return f"it replaces the whole file; converting it to {to} needs the project (--root) to know what it replaces"
     if to == "whole" and not block.whole_file and not (block.is_create and not block.search_text.strip()):
         return "whole files need the project (--root) to know the rest of the file" if not block.delete else "whole cannot delete a file"
-    if not block.search_text and (block.scope or block.at_end) and to not in _CAN_SCOPE:
+    if not block.search_text and (block.scope or block.at_end) and not target.can_scope:
         where = "at the end of the file" if block.at_end else "after its enclosing line"
         return f"it inserts lines {where} without context lines, which {to} cannot express; give --root to add context"
     return None
@@ -242,7 +245,7 @@ class _Resolver:
             return block, "the file does not exist"
         resolved = block
         if block.search_text or block.replace_text:
-            level = self.match or ("exact" if block.format in EXACT_FORMATS else "fuzzy")
+            level = self.match or default_level(block.format)
             reading = block_reading(block, text, path)
             if isinstance(reading, str):
                 return block, reading

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .lock import DEFAULT_LOCK_TIMEOUT, RootLock, state_dir
-from .workspace import ABSENT, FileMissingError, Workspace, WorkspaceError, open_folder_beneath, atomic_write
+from .workspace import ABSENT, FileMissingError, Workspace, WorkspaceError, atomic_write, open_folder_beneath
 
 KEEP_ENTRIES = 50
 """How many applies the journal remembers; older entries and their saved contents are dropped."""

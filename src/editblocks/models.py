@@ -12,7 +12,7 @@ PREVIEW_CHARS = 50
 
 
 def _preview(text: str) -> str:
-    """First non-empty line of ``text``, cut to 50 characters (seed 001's previews)."""
+    """First non-empty line of ``text``, cut to 50 characters."""
     for line in text.split("\n"):
         if line.strip():
             return line[:PREVIEW_CHARS]
@@ -77,7 +77,7 @@ class EditBlock:
 
     @property
     def leading_anchor(self) -> str:
-        """Alias of ``anchor`` (seed 000's name)."""
+        """Alias of ``anchor`` (the name some tools use)."""
         return self.anchor
 
     @property

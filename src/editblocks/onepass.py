@@ -15,10 +15,10 @@ import re
 from collections import Counter
 from operator import attrgetter
 
-from .formats import family_formats, get_format
+from .formats import family_formats, get_format, loud_patterns
 from .formats.base import LineParser
 from .models import EditBlock, ParsedResponse, ParseWarning
-from .replyscan import LOUD_AFTER_NEWLINE, MarkerBalance, ShellScanner, line_indexes, may_suggest_shell
+from .replyscan import MarkerBalance, ShellScanner, line_indexes, may_suggest_shell
 
 _BACKTICK = re.compile(r"`[^\n]*")
 """The rest of a line from its first backtick: one match per line holding one."""
@@ -34,7 +34,7 @@ def read_finished(lines: list[str], format: str | None = None, joined: str | Non
     """
     formats = [get_format(format)] if format else family_formats()
     padded = "\n" + (joined if joined is not None else "\n".join(lines))
-    loud = line_indexes(padded, LOUD_AFTER_NEWLINE)
+    loud = line_indexes(padded, loud_patterns()[1])
     loud_text = "\n" + "\n".join([lines[k] for k in loud])
     """The loud lines, each after a line ending: what wakes parsers and what markers to count."""
     blocks: list[tuple[int, int, int, int, EditBlock]] = []

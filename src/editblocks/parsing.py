@@ -13,9 +13,8 @@ from collections import Counter, deque
 from collections.abc import Iterable, Sequence
 from operator import attrgetter
 
-from .formats import detect_format, family_formats, get_format
+from .formats import detect_format, family_formats, get_format, loud_patterns
 from .formats.base import LineParser, OpenBlock
-from .formats.common import LOUD
 from .models import EditBlock, ParsedResponse, ParseWarning
 from .onepass import read_finished
 from .replyscan import MarkerBalance, ShellScanner, combined_wake, loud_indexes
@@ -65,7 +64,7 @@ def _parse(lines: Sequence[str], format: str | None, joined: str | None) -> Pars
 class _Family:
     """One format family's parser inside a :class:`ReplyReader`, and what is known of its open block."""
 
-    __slots__ = ("index", "parser", "start", "dormant")
+    __slots__ = ("dormant", "index", "parser", "start")
 
     def __init__(self, index: int, parser: LineParser) -> None:
         self.index = index
@@ -79,7 +78,7 @@ class _Family:
 class _Announced:
     """The open block announced through ``started``, and how many of its lines were reported."""
 
-    __slots__ = ("family", "block", "old_seen", "new_seen", "store_len")
+    __slots__ = ("block", "family", "new_seen", "old_seen", "store_len")
 
     def __init__(self, family: _Family, block: OpenBlock) -> None:
         self.family = family
@@ -110,6 +109,8 @@ class ReplyReader:
     def __init__(self, format: str | None = None, *, track_open: bool = False) -> None:
         formats = [get_format(format)] if format else family_formats()
         self.format = format
+        self._loud_line = loud_patterns()[0]
+        """Matches the lines a parser may react to (the registered formats' markers, fences, headings)."""
         self.line_count = 0
         self.blocks: list[EditBlock] = []
         self.warnings: list[ParseWarning] = []
@@ -185,7 +186,7 @@ class ReplyReader:
             raise ValueError("the reply was already closed")
         self.lines.append(line)
         n = self.line_count = self.line_count + 1
-        if LOUD.match(line) is not None:
+        if self._loud_line.match(line) is not None:
             self._loud(line, n)
         elif self._idle:
             if "`" in line or self._shell.fence_marker is not None:
@@ -196,13 +197,13 @@ class ReplyReader:
     def feed_lines(self, lines: Sequence[str]) -> None:
         """Read the next complete lines of the reply (without their line endings).
 
-        Lines no parser reacts to (see :data:`~editblocks.formats.common.LOUD`) go to the line
+        Lines no parser reacts to (see :func:`~editblocks.formats.loud_patterns`) go to the line
         store in runs; only the others pass through the parsers one by one.
         """
         if self.closed:
             raise ValueError("the reply was already closed")
         if len(lines) < 16:
-            loud_at = [k for k, line in enumerate(lines) if LOUD.match(line)]
+            loud_at = [k for k, line in enumerate(lines) if self._loud_line.match(line)]
         else:
             loud_at = loud_indexes(lines)
         i = 0
@@ -361,7 +362,7 @@ class ReplyReader:
         grows: each quiet line extends the same texts of the open block as the one before it.
         """
         route = self._route
-        if route is None or LOUD.match(line) is not None:
+        if route is None or self._loud_line.match(line) is not None:
             return False  # (a closed reader has no route either)
         self.lines.append(line)
         n = self.line_count = self.line_count + 1

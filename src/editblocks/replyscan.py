@@ -7,14 +7,12 @@ import re
 from collections.abc import Sequence
 from itertools import accumulate, chain, repeat
 
+from .formats import loud_patterns
 from .formats.base import LineParser
-from .formats.common import LOUD, parse_fence
+from .formats.common import parse_fence
 from .formats.search_replace import REPLACE, SEARCH
 from .models import ParseWarning
 
-LOUD_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*+[<=>\-«═»+`~#*@]")
-"""The line ending before each :data:`~editblocks.formats.common.LOUD` line of a text that starts
-with a line ending (a pattern that starts with a literal character is searched at C speed)."""
 _SEARCH_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*+<{5,9}[^\S\n]*SEARCH[^\S\n]*>?[^\S\n]*(?![^\n])")
 """A line ending and the line after it, when :data:`~editblocks.formats.search_replace.SEARCH` matches that line."""
 _REPLACE_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*+>{5,9}[^\S\n]*REPLACE[^\S\n]*(?![^\n])")
@@ -25,15 +23,16 @@ _SHELL_FENCE_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*+(?:`{3}|~{3})[`~]*[^\S\n]*(
 
 
 def loud_indexes(lines: Sequence[str]) -> list[int]:
-    """Indexes of the :data:`~editblocks.formats.common.LOUD` lines, found by one C-speed scan."""
+    """Indexes of the loud lines (see :func:`~editblocks.formats.loud_patterns`), found by one
+    C-speed scan."""
     padded = "\n" + "\n".join(lines)
-    return line_indexes(padded, LOUD_AFTER_NEWLINE)
+    return line_indexes(padded, loud_patterns()[1])
 
 
 def line_indexes(padded: str, pattern: re.Pattern[str]) -> list[int]:
     """For each match of ``pattern`` in ``padded`` (a reply after one line ending), the number of
     line endings before it. A match that starts at the line ending before a line (as with
-    :data:`LOUD_AFTER_NEWLINE`) gives that line's 0-based index in the reply; a match inside a
+    the second of :func:`~editblocks.formats.loud_patterns`) gives that line's 0-based index in the reply; a match inside a
     line gives its index plus one."""
     offsets = [m.start() for m in pattern.finditer(padded)]
     # The index is the number of line endings before the offset, counted at C speed.
@@ -51,12 +50,12 @@ def combined_wake(parsers: Sequence[LineParser]) -> re.Pattern[str]:
 
 
 class MarkerBalance:
-    """Seed 004's balance check: the SEARCH and REPLACE markers of every line, inside blocks or not.
+    """The balance check: the SEARCH and REPLACE markers of every line, inside blocks or not.
 
     Only lines holding ``<<<<<`` or ``>>>>>`` need to be :meth:`count`-ed.
     """
 
-    __slots__ = ("searches", "replaces", "first_search", "_open", "unbalanced")
+    __slots__ = ("_open", "first_search", "replaces", "searches", "unbalanced")
 
     def __init__(self) -> None:
         self.searches = 0
@@ -123,9 +122,10 @@ class ShellScanner:
     shell block.
     """
 
-    __slots__ = ("fence_marker", "shell", "tainted")
+    __slots__ = ("_loud_line", "fence_marker", "shell", "tainted")
 
     def __init__(self) -> None:
+        self._loud_line = loud_patterns()[0]
         self.fence_marker: str | None = None
         self.shell: list[str] | None = None
         self.tainted = False
@@ -134,7 +134,7 @@ class ShellScanner:
         if in_block:
             self.tainted = True
             return []
-        if LOUD.match(line) is None:
+        if self._loud_line.match(line) is None:
             # Not a fence: a command inside a shell fence, or text that may hold inline commands.
             if self.fence_marker is not None:
                 if self.shell is not None:

@@ -370,7 +370,7 @@ def stream_events(chunks: Iterable[str | bytes], format: str | None = None) -> I
 
 # The issue names the warning event ``Warning``; that name is kept here as an alias (it is not
 # exported from the package, where it would hide Python's built-in ``Warning``).
-Warning = ParseWarningEvent  # noqa: A001
+Warning = ParseWarningEvent
 
 __all__ = [
     "BlockAbandoned",

@@ -56,8 +56,6 @@ _BAD_CATEGORIES = {
 
 __all__ = [
     "ABSENT",
-    "PendingWrite",
-    "Spot",
     "DEFAULT_MAX_FILE_BYTES",
     "DEFAULT_MAX_REPLY_BYTES",
     "STATE_DIR",
@@ -65,6 +63,8 @@ __all__ = [
     "ConflictError",
     "FileMissingError",
     "PathError",
+    "PendingWrite",
+    "Spot",
     "TextFile",
     "TooLargeError",
     "UnwritableTextError",
@@ -581,7 +581,7 @@ class Workspace:
         out = subprocess.run(["git", "ls-files", "-s", "-z", "--", *paths], cwd=self.root, capture_output=True, timeout=60)
         if out.returncode != 0:
             return None
-        found: dict[str, str | None] = {p: None for p in paths}
+        found: dict[str, str | None] = dict.fromkeys(paths)
         for record in out.stdout.split(b"\0"):
             if b"\t" not in record:
                 continue
@@ -663,7 +663,7 @@ class Spot:
     asked for, spelled as the existing files are, and ``created`` the folders made on the way.
     """
 
-    __slots__ = ("dir_fd", "name", "real", "asked", "created")
+    __slots__ = ("asked", "created", "dir_fd", "name", "real")
 
     def __init__(self, dir_fd: int | None, name: str, real: str, asked: str, created: list[str]) -> None:
         self.dir_fd, self.name, self.real, self.asked, self.created = dir_fd, name, real, asked, created

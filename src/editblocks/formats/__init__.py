@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from .base import EditFormat, LineParser
 from .cline import ClineFormat
 from .edit_v2 import EditV2Format
@@ -29,8 +31,33 @@ FORMATS: dict[str, EditFormat] = {
     )
 }
 
-#: Formats whose seeds require exact matching.
-EXACT_FORMATS = frozenset({"edit-v2", "edit-v3"})
+ALWAYS_LOUD = "`~<#*"
+"""What fences (backticks, tildes, tags), headings and bold path lines start with: lines a
+reader looks at whatever the formats."""
+
+_loud: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {}
+
+
+def register(fmt: EditFormat) -> None:
+    """Add ``fmt`` to the registry (replacing a format of the same name)."""
+    FORMATS[fmt.name] = fmt
+
+
+def loud_characters() -> str:
+    """The characters a line may start with (after white space) for a parser to react to it: the
+    registered formats' markers and :data:`ALWAYS_LOUD`."""
+    return "".join(sorted(set(ALWAYS_LOUD).union(*(f.markers for f in FORMATS.values()))))
+
+
+def loud_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The loud-line pattern (matched at a line's start), and the same after a line ending (for
+    a C-speed search of a text that starts with a line ending)."""
+    chars = loud_characters()
+    found = _loud.get(chars)
+    if found is None:
+        group = "[" + re.escape(chars) + "]"
+        found = _loud[chars] = (re.compile(r"\s*" + group), re.compile(r"\n[^\S\n]*+" + group))
+    return found
 
 
 class UnknownFormatError(ValueError):
@@ -44,6 +71,12 @@ def get_format(name: str) -> EditFormat:
     except KeyError:
         known = ", ".join(FORMATS)
         raise UnknownFormatError(f"unknown format {name!r}; known formats: {known}") from None
+
+
+def default_level(name: str | None) -> str:
+    """The match level blocks of format ``name`` are placed with when none is asked for."""
+    fmt = FORMATS.get(name) if name else None
+    return "exact" if fmt is not None and fmt.exact_only else "fuzzy"
 
 
 def family_formats() -> list[EditFormat]:
@@ -69,12 +102,16 @@ def detect_format(text: str) -> str | None:
 
 
 __all__ = [
-    "EXACT_FORMATS",
+    "ALWAYS_LOUD",
     "FORMATS",
     "EditFormat",
     "LineParser",
     "UnknownFormatError",
+    "default_level",
     "detect_format",
     "family_formats",
     "get_format",
+    "loud_characters",
+    "loud_patterns",
+    "register",
 ]

@@ -56,7 +56,7 @@ class LineView(Sequence[str]):
     """Lines ``lo:hi`` (0-based) of a growing line store, read without copying; with ``hi=None``
     the view follows the store's end."""
 
-    __slots__ = ("_lines", "_lo", "_hi")
+    __slots__ = ("_hi", "_lines", "_lo")
 
     def __init__(self, lines: list[str], lo: int, hi: int | None = None) -> None:
         self._lines = lines
@@ -130,7 +130,7 @@ class LineParser(ABC):
     the line being fed): streaming relies on that to report results in reply order.
 
     The reader appends every line to a shared store (:meth:`bind`) but feeds the parser only
-    the lines :data:`~editblocks.formats.common.LOUD` matches, the ones a marker, fence or
+    the lines :func:`~editblocks.formats.loud_patterns` matches, the ones a marker, fence or
     heading can be on; a parser takes block contents and path candidates from the store. It
     must give the same results when fed every line.
     """
@@ -195,6 +195,22 @@ class EditFormat(ABC):
     aider_reading: ClassVar[bool] = False
     """Blocks are read as aider reads its own formats: one trailing blank line of SEARCH or of
     REPLACE is not part of the text, and an empty SEARCH on an existing file appends REPLACE."""
+    exact_only: ClassVar[bool] = False
+    """The format's own rule places a block only where its text is exactly the file's (the
+    default match level of its blocks is ``exact``, not ``fuzzy``)."""
+    can_delete: ClassVar[bool] = False
+    """A block can delete a file."""
+    can_move: ClassVar[bool] = False
+    """A block can move (rename) a file."""
+    can_scope: ClassVar[bool] = False
+    """A block can insert lines placed by an enclosing line or at the end of the file, with no
+    lines of context."""
+    markers: ClassVar[str] = ""
+    """The characters this format's marker lines start with (after white space). Only lines
+    that start with one of these, or with a fence, tag or heading, reach the parsers: every
+    other line is content, passed over without a look (see :func:`loud_pattern`)."""
+    prompt_folder: ClassVar[str | None] = None
+    """The folder of :mod:`editblocks.prompts` with this format's prompts (default: its name)."""
 
     @abstractmethod
     def parser(self) -> LineParser:

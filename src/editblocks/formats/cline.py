@@ -151,6 +151,7 @@ class ClineFormat(EditFormat):
     name: ClassVar[str] = FORMAT
     description: ClassVar[str] = "Cline replace_in_file: <path>, then ------- SEARCH / ======= / +++++++ REPLACE"
     family: ClassVar[str] = "cline"
+    markers: ClassVar[str] = "-=+<"
 
     def parser(self) -> LineParser:
         return ClineParser()

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .base import LineParser
 
 # ``` or longer, ~~~ or longer, with an optional info string.
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([^`]*?)\s*$")
-# Tag fences some tools configure, and seed 003's <boltAction> wrapper.
+# Tag fences some tools configure, and the <boltAction> wrapper.
 _TAG_FENCE = re.compile(
     r"^\s*<(/?)(source|code|pre|boltAction|boltArtifact)\b([^>]*)>\s*([\w+#.-]*)\s*$", re.IGNORECASE
 )
@@ -21,9 +21,7 @@ _PARENTHETICAL = re.compile(r"\s+\([^()]*\)$")
 _BACKTICKED = re.compile(r"`([^`\s]+)`")
 _BAD_PATH_CHARS = re.compile(r"[;=*{}|?\"`$]")
 _BARE_FILENAMES = frozenset(
-    """Makefile makefile GNUmakefile Dockerfile Containerfile LICENSE LICENCE COPYING README
-    CHANGELOG AUTHORS NOTICE Gemfile Rakefile Procfile Jenkinsfile Vagrantfile Brewfile
-    CODEOWNERS Pipfile Justfile justfile Caddyfile Earthfile Tiltfile BUILD WORKSPACE""".split()
+    ["Makefile", "makefile", "GNUmakefile", "Dockerfile", "Containerfile", "LICENSE", "LICENCE", "COPYING", "README", "CHANGELOG", "AUTHORS", "NOTICE", "Gemfile", "Rakefile", "Procfile", "Jenkinsfile", "Vagrantfile", "Brewfile", "CODEOWNERS", "Pipfile", "Justfile", "justfile", "Caddyfile", "Earthfile", "Tiltfile", "BUILD", "WORKSPACE"]
 )
 
 _SHELL_LANGS = frozenset({"bash", "sh", "shell", "zsh", "console", "shell-session", "powershell", "ps1", "cmd", "bat"})
@@ -116,7 +114,7 @@ def clean_path(line: str) -> str | None:
         if line.rstrip().endswith(":"):
             found = [m for m in _BACKTICKED.findall(line) if _plausible(m)]
             if len(found) == 1:
-                return found[0]
+                return str(found[0])
         return None
     if "\n" in s or "\t" in s:
         return None
@@ -163,10 +161,7 @@ def _plausible(s: str) -> bool:
 
 _PROSE_STRIP = "`*\"'()[]{}<>,;:!?"
 _FILE_EXTENSIONS = frozenset(
-    """py pyi pyx js mjs cjs jsx ts tsx mts cts go rs java kt kts scala swift c h cc cpp cxx hpp hh cs fs
-    rb php pl pm lua r dart ex exs erl hs ml clj sh bash zsh fish ps1 bat sql md mdx rst txt adoc json jsonc
-    yaml yml toml ini cfg conf env xml html htm css scss sass less vue svelte astro proto graphql gql tf hcl
-    gradle cmake mk lock csv tsv ipynb""".split()
+    ["py", "pyi", "pyx", "js", "mjs", "cjs", "jsx", "ts", "tsx", "mts", "cts", "go", "rs", "java", "kt", "kts", "scala", "swift", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "cs", "fs", "rb", "php", "pl", "pm", "lua", "r", "dart", "ex", "exs", "erl", "hs", "ml", "clj", "sh", "bash", "zsh", "fish", "ps1", "bat", "sql", "md", "mdx", "rst", "txt", "adoc", "json", "jsonc", "yaml", "yml", "toml", "ini", "cfg", "conf", "env", "xml", "html", "htm", "css", "scss", "sass", "less", "vue", "svelte", "astro", "proto", "graphql", "gql", "tf", "hcl", "gradle", "cmake", "mk", "lock", "csv", "tsv", "ipynb"]
 )
 
 
@@ -183,15 +178,11 @@ def _names_other_file(line: str, path: str) -> bool:
     if not named:
         return False
     base = path.rsplit("/", 1)[-1]
-    return not any(n == path or n == base or path.endswith("/" + n) for n in named)
+    return not any(n in (path, base) or path.endswith("/" + n) for n in named)
 
 
-LOUD = re.compile(r"\s*[<=>\-«═»+`~#*@]")
 _FENCE_OR_HEADING = re.compile(r"\s*[`~<#]")
 """How every fence (backticks, tildes, tags) and heading starts: other lines need no look."""
-"""Lines that may matter to a parser start (after white space) with one of these characters:
-every marker, fence and heading does. Other lines are only content, or path candidates read
-back from the line store."""
 
 
 class PathLookback:
@@ -232,9 +223,7 @@ class PathLookback:
         self._floor = first - 1
         lines = self.lines
         for n in range(first, last + 1):
-            line = lines[n - 1]
-            if LOUD.match(line):
-                self.note(line, n)
+            self.note(lines[n - 1], n)
 
     def reset_after_block(self, path: str | None, source: str, lineno: int) -> None:
         """A block ended on line ``lineno``: its lines are not path candidates for the next block."""
@@ -322,11 +311,6 @@ class MarkerParser(LineParser):
             self._paths.reset_after_block(self._path, self._source, lineno)
         else:
             self._paths.reset_after_block(None, "none", lineno)
-
-
-def join_lines(lines: list[str]) -> str:
-    """Lines (without endings) as one text of whole lines."""
-    return "".join(line + "\n" for line in lines)
 
 
 def choose_fence(*texts: str) -> str:

@@ -164,6 +164,8 @@ class EditV2Format(EditFormat):
     name: ClassVar[str] = "edit-v2"
     description: ClassVar[str] = "anchored <<<<<<< EDIT blocks: leading anchor, old, new, trailing anchor"
     family: ClassVar[str] = "edit-v2"
+    exact_only: ClassVar[bool] = True
+    markers: ClassVar[str] = "<->="
 
     def parser(self) -> LineParser:
         return EditV2Parser()

@@ -134,6 +134,8 @@ class EditV3Format(EditFormat):
     name: ClassVar[str] = "edit-v3"
     description: ClassVar[str] = "««« EDIT / ═══════ REPL / »»» EDIT END; anchor = common leading lines"
     family: ClassVar[str] = "edit-v3"
+    exact_only: ClassVar[bool] = True
+    markers: ClassVar[str] = "«═»"
 
     def parser(self) -> LineParser:
         return EditV3Parser()

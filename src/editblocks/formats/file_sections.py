@@ -31,6 +31,7 @@ class FileSectionsFormat(EditFormat):
     name: ClassVar[str] = "file-sections"
     description: ClassVar[str] = "### File: path headings with SEARCH/REPLACE and NEW_FILE blocks under them"
     family: ClassVar[str] = "search-replace"
+    markers: ClassVar[str] = "#<=>"
 
     def parser(self) -> LineParser:
         return SearchReplaceParser()

@@ -64,7 +64,7 @@ def _path(raw: str) -> str:
 class _Op:
     """The file operation being read: its kind, path, start line and chunk in progress."""
 
-    __slots__ = ("kind", "path", "start", "move_to", "chunks", "scope", "scope_start", "old", "new", "blanks", "chunk_start", "last", "context", "refused")
+    __slots__ = ("blanks", "chunk_start", "chunks", "context", "kind", "last", "move_to", "new", "old", "path", "refused", "scope", "scope_start", "start")
 
     def __init__(self, kind: str, path: str, start: int) -> None:
         self.kind = kind
@@ -379,6 +379,10 @@ class PatchFormat(EditFormat):
     name: ClassVar[str] = FORMAT
     description: ClassVar[str] = "Codex apply_patch: *** Begin Patch, *** Update/Add/Delete File, @@ chunks, *** End Patch"
     family: ClassVar[str] = "patch"
+    can_delete: ClassVar[bool] = True
+    can_move: ClassVar[bool] = True
+    can_scope: ClassVar[bool] = True
+    markers: ClassVar[str] = "*@"
 
     def parser(self) -> LineParser:
         return PatchParser()

@@ -66,7 +66,7 @@ class _SearchView(LineView):
     def __len__(self) -> int:
         return max(0, LineView.__len__(self) - self._skip())
 
-    def __getitem__(self, index):  # type: ignore[no-untyped-def, override]
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
         lo = self._lo + self._skip()
         if isinstance(index, slice):
             start, stop, step = index.indices(max(0, self._end() - lo))
@@ -242,6 +242,7 @@ class SearchReplaceFormat(EditFormat):
     description: ClassVar[str] = "aider SEARCH/REPLACE: path line, fence, <<<<<<< SEARCH / ======= / >>>>>>> REPLACE"
     family: ClassVar[str] = "search-replace"
     aider_reading: ClassVar[bool] = True
+    markers: ClassVar[str] = "<=>"
     path_inside_fence: ClassVar[bool] = False
     editor: ClassVar[bool] = False
 

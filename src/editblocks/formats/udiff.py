@@ -82,7 +82,7 @@ def _strip_prefix(old: str | None, new: str | None) -> tuple[str | None, str | N
 class _Section:
     """One file of the diff: its paths, where it started, and what its hunks did so far."""
 
-    __slots__ = ("start", "old", "new", "move_from", "move_to", "fenced", "delta", "removed", "hunks", "bad", "refused")
+    __slots__ = ("bad", "delta", "fenced", "hunks", "move_from", "move_to", "new", "old", "refused", "removed", "start")
 
     def __init__(self, start: int, old: str | None, new: str | None, fenced: bool) -> None:
         self.start = start
@@ -115,8 +115,19 @@ class _Section:
 
 class _Hunk:
     __slots__ = (
-        "start", "old_start", "old_count", "new_count", "old", "new", "blanks", "maybe_header", "maybe_pair", "last",
-        "has_context", "new_tail", "no_eol",
+        "blanks",
+        "has_context",
+        "last",
+        "maybe_header",
+        "maybe_pair",
+        "new",
+        "new_count",
+        "new_tail",
+        "no_eol",
+        "old",
+        "old_count",
+        "old_start",
+        "start",
     )
 
     def __init__(self, start: int, old_start: int | None, old_count: int | None, new_count: int | None) -> None:
@@ -661,6 +672,9 @@ class UdiffFormat(EditFormat):
     name: ClassVar[str] = FORMAT
     description: ClassVar[str] = "unified diff (```diff or bare): --- a/path, +++ b/path, @@ hunks located by content"
     family: ClassVar[str] = "udiff"
+    can_delete: ClassVar[bool] = True
+    can_move: ClassVar[bool] = True
+    markers: ClassVar[str] = "-+@`~"
 
     def parser(self) -> LineParser:
         return UdiffParser()

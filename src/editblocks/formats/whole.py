@@ -27,8 +27,8 @@ import re
 from typing import ClassVar
 
 from ..models import EditBlock, ParseWarning
-from .base import EditFormat, LineParser, LineView, OpenBlock, ParseItem, text_of
 from ..syntax.languages import is_document
+from .base import EditFormat, LineParser, LineView, OpenBlock, ParseItem, text_of
 from .common import PathLookback, choose_fence, parse_fence
 
 FORMAT = "whole"
@@ -67,7 +67,7 @@ def partial_reason(new_text: str, old_text: str | None, path: str = "") -> str |
     line (then it is content), or ``path`` is a document (Markdown, reStructuredText) and the
     line is inside one of its fenced code examples.
     """
-    have = set(line.strip() for line in old_text.split("\n")) if old_text else set()
+    have = {line.strip() for line in old_text.split("\n")} if old_text else set()
     document, fenced = is_document(path), False
     for n, line in enumerate(new_text.split("\n"), start=1):
         s = line.strip()
@@ -205,6 +205,7 @@ class WholeFormat(EditFormat):
     description: ClassVar[str] = "whole files: path line, then a fence with the complete new content (only with --format whole)"
     family: ClassVar[str] = FORMAT
     auto: ClassVar[bool] = False
+    markers: ClassVar[str] = "`~"
 
     def parser(self) -> LineParser:
         return WholeParser()

@@ -121,7 +121,7 @@ def _same(a: str, b: str) -> bool:
 
 
 def _merges(
-    ops: list[tuple[str, int, int, int, int]],
+    ops: Sequence[tuple[str, int, int, int, int]],
     search: Sequence[str],
     replace: Sequence[str],
     window: Sequence[str],

@@ -141,7 +141,7 @@ def ambiguous(view: FileView, starts: list[int], length: int, strategy: str) -> 
 
 
 def anchored(text: str, view: FileView, old: str, leading: str, trailing: str, language: str | None = None) -> MatchFailure:
-    """Seed 000's anchor-by-anchor diagnosis for blocks with a leading or trailing anchor."""
+    """The anchor-by-anchor diagnosis for blocks with a leading or trailing anchor."""
     if leading:
         anchors = find_all(text, leading)
         if not anchors:

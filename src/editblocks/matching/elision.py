@@ -17,7 +17,6 @@ from difflib import SequenceMatcher
 from .result import MatchFailure
 from .strategies import is_elision
 
-
 SIMILAR = 0.6
 """Least similarity for a REPLACE line beside an elision to be read as the change of the SEARCH
 line in its place (rather than as a new line)."""
@@ -55,7 +54,7 @@ def expand_replace_elisions(
     keys_s = [x.strip() for x in s_lines]
     keys_r = [f"\0elision{i}" if i in marks else x.strip() for i, x in enumerate(r_lines)]
     out: list[str] = []
-    for tag, i1, i2, j1, j2 in SequenceMatcher(None, keys_s, keys_r, autojunk=False).get_opcodes():
+    for _tag, i1, i2, j1, j2 in SequenceMatcher(None, keys_s, keys_r, autojunk=False).get_opcodes():
         inside = [j for j in range(j1, j2) if j in marks]
         if not inside:
             out.extend(r_lines[j1:j2])

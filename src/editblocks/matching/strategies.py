@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .delta import Reindenter
 from .text import IndentStyle, detect_style, find_all, line_offsets, split_lines
@@ -153,10 +153,6 @@ def lookalikes(view: FileView, search: list[str], replace: list[str]) -> list[Ca
     return _uniform_shift(view, search, replace, view.find("lookalike", _lookalike, search), "unicode")
 
 
-TOLERANT = (whitespace, indentation)
-"""Strategies tried on the search text as written, and again with spurious blank lines dropped."""
-
-
 def trim_blank_lines(search: list[str], replace: list[str]) -> tuple[list[str], list[str]] | None:
     """SEARCH without blank lines at its start and end, and REPLACE without the matching ones."""
     lead = 0
@@ -165,7 +161,7 @@ def trim_blank_lines(search: list[str], replace: list[str]) -> tuple[list[str], 
     trail = 0
     while trail < len(search) - lead and not search[len(search) - 1 - trail].strip():
         trail += 1
-    if not lead and not trail or lead == len(search):
+    if (not lead and not trail) or lead == len(search):
         return None
     r_lead = 0
     while r_lead < min(lead, len(replace)) and not replace[r_lead].strip():
@@ -174,14 +170,6 @@ def trim_blank_lines(search: list[str], replace: list[str]) -> tuple[list[str], 
     while r_trail < min(trail, len(replace) - r_lead) and not replace[len(replace) - 1 - r_trail].strip():
         r_trail += 1
     return search[lead : len(search) - trail], replace[r_lead : len(replace) - r_trail]
-
-
-@dataclass
-class ElisionPlan:
-    """Pieces of SEARCH between elision lines, each located once, in order, with their replacement."""
-
-    pieces: list[tuple[int, int, list[str], list[str]]] = field(default_factory=list)
-    """(file line index, line count, search piece, replacement piece)."""
 
 
 def split_elisions(lines: list[str]) -> list[list[str]] | None:

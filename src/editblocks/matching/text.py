@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from itertools import accumulate, repeat
-from operator import add
 from collections import Counter
 from dataclasses import dataclass
+from itertools import accumulate, repeat
+from operator import add
 
 MAX_LISTED = 12
 

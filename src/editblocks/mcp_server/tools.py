@@ -358,7 +358,6 @@ def summary_text(root: str | os.PathLike[str], paths: Sequence[str] | None = Non
 
 __all__ = [
     "MAX_READ_LINES",
-    "syntax_available",
     "ToolFailure",
     "apply_reply",
     "describe_result",
@@ -369,5 +368,6 @@ __all__ = [
     "read_lines",
     "result_data",
     "summary_text",
+    "syntax_available",
     "undo_last",
 ]

@@ -75,9 +75,9 @@ def _fill(text: str, values: Mapping[str, str]) -> str:
 
 
 def _format_file(format: str, part: str) -> str:
-    get_format(format)  # an unknown name raises UnknownFormatError, listing the known ones
+    fmt = get_format(format)  # an unknown name raises UnknownFormatError, listing the known ones
     try:
-        return _template(f"{format}/{part}.md")
+        return _template(f"{fmt.prompt_folder or fmt.name}/{part}.md")
     except MissingPromptError:
         raise MissingPromptError(f"no {part} prompt for the format {format!r}") from None
 

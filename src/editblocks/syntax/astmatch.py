@@ -61,10 +61,9 @@ class Located:
 
 @dataclass(frozen=True)
 class NotLocated:
-    """Why the syntax step found no place; ``applicable`` is False when SEARCH is not one definition."""
+    """Why the syntax step found no place."""
 
     reason: str
-    applicable: bool = True
 
 
 def _search_definition(search: str, language: str) -> Definition | NotLocated:
@@ -99,7 +98,7 @@ def _search_definition(search: str, language: str) -> Definition | NotLocated:
         children = [c for c in tree.root_node.named_children if c.type not in spec.comments]
         if len(top) == 1 and _covers(top[0], children):
             return top[0]
-    return NotLocated("SEARCH is not one complete function, method or class", applicable=False)
+    return NotLocated("SEARCH is not one complete function, method or class")
 
 
 def _only_child(node: object, comments: frozenset[str]) -> object | None:
@@ -146,12 +145,12 @@ def locate_definition(text: str, search: str, language: str) -> Located | NotLoc
     if spec is None:
         raise SyntaxUnavailable(f"no syntax support for {language}")
     if spec.structural:
-        return NotLocated(f"{language} files have no functions, methods or classes", applicable=False)
+        return NotLocated(f"{language} files have no functions, methods or classes")
     wanted = _search_definition(search, language)
     if isinstance(wanted, NotLocated):
         return wanted
     if wanted.kind not in CODE_KINDS:
-        return NotLocated(f"SEARCH is a {wanted.kind}, not a function, method or class", applicable=False)
+        return NotLocated(f"SEARCH is a {wanted.kind}, not a function, method or class")
     what = f"{'function or method' if wanted.kind in ('function', 'method') else wanted.kind} named `{wanted.name}`"
     analysis = analyze(text, language)
     same = [d for d in analysis.definitions if d.name == wanted.name and d.node_type == wanted.node_type]

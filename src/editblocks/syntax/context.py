@@ -1,6 +1,6 @@
 """The lines of interest of a file with their enclosing scopes, the rest elided.
 
-What grep-ast's ``TreeContext`` does (seed 003, Part 2): each line of interest is shown with a
+What grep-ast's ``TreeContext`` does: each line of interest is shown with a
 line of padding either side, the headers of the definitions around it (class, then method),
 and, when the line starts a definition, that definition's members. Hidden runs become ``⋮``.
 """
@@ -38,7 +38,7 @@ class Context:
     """Why the context is plain text, when it is."""
 
     def render(self) -> str:
-        """The path line, then the shown lines (seed 002's layout)."""
+        """The path line, then the shown lines (the summaries' layout)."""
         return f"{self.path}:\n{self.text}" if self.text else ""
 
     def to_dict(self) -> dict[str, object]:

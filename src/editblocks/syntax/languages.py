@@ -250,7 +250,7 @@ LANGUAGES: tuple[str, ...] = tuple(SPECS)
 CODE_LANGUAGES: tuple[str, ...] = tuple(name for name, spec in SPECS.items() if not spec.structural)
 """The languages whose definitions a repository summary lists."""
 
-__all__ = ["CODE_KINDS", "CODE_LANGUAGES", "CLASS_KINDS", "EXTENSIONS", "LANGUAGES", "SPECS", "Spec", "language_for"]
+__all__ = ["CLASS_KINDS", "CODE_KINDS", "CODE_LANGUAGES", "EXTENSIONS", "LANGUAGES", "SPECS", "Spec", "language_for"]
 
 
 DOCUMENT_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".org")

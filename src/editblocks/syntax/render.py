@@ -1,4 +1,4 @@
-"""Showing chosen lines of a file with the rest elided, in the marks of seed 002's summaries.
+"""Showing chosen lines of a file with the rest elided, in the marks of the summaries.
 
 Shown lines start with ``│`` (``█`` for lines of interest); every run of hidden lines becomes
 one ``⋮`` line.

@@ -1,7 +1,7 @@
 """A repository summary for a model: each file's definitions that matter, cut to a token budget.
 
 Per file the summary shows the headers (signatures) of its classes, functions and methods, in
-seed 002's layout: the path, then ``│``-marked lines with hidden runs as ``⋮``. Definitions are
+the summaries' layout: the path, then ``│``-marked lines with hidden runs as ``⋮``. Definitions are
 ranked by how often their name occurs in the other summarised files (a word count), so the
 most used come first when the budget is short. Files git
 ignores are skipped: in a git work tree the files are those ``git ls-files`` lists (tracked,

@@ -147,8 +147,8 @@ def last_row(node: Any) -> int:
     """The last line of ``node`` (a node that ends with its line break ends on the line before)."""
     end_row, end_col = node.end_point
     if end_col == 0 and end_row > node.start_point[0]:
-        return end_row - 1
-    return end_row
+        return int(end_row) - 1
+    return int(end_row)
 
 
 def _declarator_name(node: Any) -> tuple[str, str | None] | None:
@@ -212,7 +212,7 @@ def _child_of_type(node: Any, types: frozenset[str] | set[str]) -> Any:
 def _html_name(node: Any) -> str:
     tag = _child_of_type(node, {"start_tag", "self_closing_tag"})
     if tag is None:
-        return node.type
+        return str(node.type)
     name = _text(_child_of_type(tag, {"tag_name"})) or "?"
     for attr in tag.named_children:
         if attr.type != "attribute":
@@ -475,10 +475,6 @@ class Analysis:
     language: str
     tree: Any
     definitions: list[Definition]
-
-    @property
-    def has_errors(self) -> bool:
-        return bool(self.tree.root_node.has_error)
 
 
 _last: Analysis | None = None

@@ -24,8 +24,9 @@ import hashlib
 import hmac
 import json
 import threading
-from http.cookies import SimpleCookie
 from collections import OrderedDict
+from collections.abc import AsyncIterator
+from http.cookies import SimpleCookie
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -263,9 +264,7 @@ class GuardMiddleware:
         return None
 
     def _host_allowed(self, host: str) -> bool:
-        if host in self.state.allowed_hosts:
-            return True
-        return False
+        return host in self.state.allowed_hosts
 
     @staticmethod
     def _with_headers(send: Send) -> Send:
@@ -325,7 +324,7 @@ async def _json_body(request: Request) -> dict[str, Any]:
             chunk = await asyncio.wait_for(stream.__anext__(), BODY_IDLE_SECONDS)
         except StopAsyncIteration:
             break
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise ReviewError("the request body stopped arriving", 408) from None
         size += len(chunk)
         if size > MAX_BODY_BYTES:
@@ -491,9 +490,9 @@ async def live_events(request: Request) -> Response:
     live = state.live
     token = live.subscribe(changed)
 
-    async def stream():  # type: ignore[no-untyped-def]
+    async def stream() -> AsyncIterator[str]:
         nonlocal live, token
-        last: tuple[str, int] | None = None
+        last: tuple[Any, ...] | None = None
         try:
             while not state.closing:
                 if state.live is not live:
@@ -509,7 +508,7 @@ async def live_events(request: Request) -> Response:
                 try:
                     await asyncio.wait_for(wake.wait(), timeout=KEEPALIVE_SECONDS)
                     await asyncio.sleep(0.05)  # gather a burst of chunks into one update
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     yield ": keep-alive\n\n"
         finally:
             live.unsubscribe(token)

@@ -49,7 +49,7 @@ def _css_class(ttype: _TokenType) -> str:
     while ttype is not Token:
         name = STANDARD_TYPES.get(ttype)
         if name:
-            return name
+            return str(name)
         ttype = ttype.parent
     return ""
 

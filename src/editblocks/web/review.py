@@ -25,7 +25,7 @@ STATUSES = (WILL_APPLY, APPLIED, FAILED, SKIPPED, ALREADY_APPLIED)
 MAX_PREFIX_BLOCKS = 40
 """Files with more blocks than this show each block's own text instead of its exact file diff."""
 
-# Seed 003's strategy indicators: how the block was located, and how much to trust it.
+# Strategy indicators: how the block was located, and how much to trust it.
 _STRATEGIES = {
     "exact": ("Exact match", "high"),
     "create": ("New file", "high"),
@@ -120,7 +120,6 @@ class Review:
     ) -> None:
         self.id = review_id or secrets.token_hex(6)
         self.root = Workspace(root).root
-        self.format_option = format
         self.match = match
         self.continue_after_failure = continue_after_failure
         self.git_add = git_add
@@ -264,7 +263,7 @@ class Review:
                     res, block_rows = by_index[i]
                     views.append(self._block_view(i, slot, res, _status(res), block_rows))
                     combined.append(res)
-            counts = {s: 0 for s in STATUSES}
+            counts = dict.fromkeys(STATUSES, 0)
             for v in views:
                 counts[v["status"]] += 1
             files = self._files(views, dry)
@@ -354,7 +353,7 @@ class Review:
         for v in views:
             f = files.setdefault(
                 v["file_path"],
-                {"path": v["file_path"], "blocks": [], "counts": {s: 0 for s in STATUSES}},
+                {"path": v["file_path"], "blocks": [], "counts": dict.fromkeys(STATUSES, 0)},
             )
             f["blocks"].append(v["index"])
             f["counts"][v["status"]] += 1
