@@ -307,6 +307,25 @@ class BlockApplier:
                 self._owners.setdefault(res.moved_to, []).append(res)
         return res
 
+    def text_of(self, path: str) -> str | None:
+        """The text of ``path`` (a path as results name it) as the blocks so far leave it: LF line
+        endings, whole lines; None when it does not exist or was deleted. Files no block has
+        touched are read from the workspace."""
+        state = self._states.get(path)
+        if state is None:
+            try:
+                file = self.workspace.read(path)
+            except FileMissingError:
+                return None
+            text = file.text
+            return text + "\n" if text and not text.endswith("\n") else text
+        return None if state.deleted else state.text
+
+    def ends_without_newline(self, path: str) -> bool:
+        """Whether ``path`` (as the blocks so far leave it) ends without a final newline."""
+        state = self._states.get(path)
+        return state is not None and not state.final_newline
+
     def _fail_group(self, group: int, why: str) -> None:
         """Take back every block of ``group`` (their files as before its first block) and fail them."""
         before, members = self._groups[group]
@@ -449,6 +468,7 @@ def _apply_block(
             verdict = check_file(state.text, block.replace_text, path)
             if not verdict:
                 raise _Failure(verdict.reason)
+            _record(res, state.text, 0, len(state.text), block.replace_text)
             state.text = block.replace_text
             state.final_newline = not block.no_final_newline
             res.strategy = "create"
@@ -529,6 +549,8 @@ def _apply_block(
             if not verdict:
                 state.text, state.final_newline = before, final_newline
                 raise _Failure(verdict.reason, found.line)
+            if found.start != found.end or found.replacement:
+                _record(res, before, found.start, found.end, found.replacement)
         if block.move_to is not None:
             _move(block, res, path, workspace, states, state)
         res.status = EditStatus.APPLIED
@@ -707,6 +729,14 @@ def _append(block: EditBlock, res: EditResult, state: _FileState, path: str) -> 
     if not verdict:
         state.text = before
         raise _Failure(verdict.reason)
+    _record(res, before, len(before), len(before), new)
+
+
+def _record(res: EditResult, before: str, start: int, end: int, replacement: str) -> None:
+    """Note in ``res`` where its block changed the text ``before`` and what it put there."""
+    res.span = (start, end)
+    res.replaced = before[start:end]
+    res.replacement = replacement
 
 
 def _splice(state: _FileState, match: Match, no_final_newline: bool = False, ensure_final_newline: bool = False) -> None:
@@ -808,6 +838,7 @@ def _file_operation(
                 f"the block deletes {path}, but the file's content differs from the lines it removes; "
                 "the file is not deleted. Remove exactly the lines the file has"
             )
+        _record(res, state.text, 0, len(state.text), "")
         state.text, state.deleted = "", True
         res.strategy = "delete"
         res.status = EditStatus.APPLIED
@@ -841,6 +872,7 @@ def _file_operation(
         # As for any edit: an existing file keeps its final-newline state.
         if not state.existed:
             state.final_newline = True
+        _record(res, state.text, 0, len(state.text), new)
         state.text = new
         res.strategy = "whole"
         res.estimated_line = 1

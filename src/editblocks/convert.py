@@ -24,12 +24,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 
-from .apply import block_reading, without_stray_dividers
-from .formats import FORMATS, default_level, get_format
-from .matching import Match, MatchFailure, choose_reading, find_all, locate
-from .models import EditBlock
+from .apply import ApplyOptions, BlockApplier
+from .formats import FORMATS, get_format
+from .matching import find_all
+from .models import ApplyResult, EditBlock, EditStatus
 from .parsing import parse_response, split_reply
-from .workspace import FileMissingError, PathError, Workspace, WorkspaceError
+from .workspace import Workspace, WorkspaceError
 
 
 class ConversionError(ValueError):
@@ -90,7 +90,10 @@ def convert_reply(
     blocks = list(parsed.blocks)
     if root is not None:
         resolver = _Resolver(Workspace(root), match)
-        blocks = resolver.resolve(blocks, done.notes)
+        if to == "whole":
+            blocks = _whole_files(blocks, resolver, done)
+        else:
+            blocks = resolver.resolve(blocks, done.notes)
         if to == "edit-v3":
             # edit-v3 ensures a final newline when it edits a file's last line.
             for block in blocks:
@@ -100,8 +103,6 @@ def convert_reply(
                         "without a final newline, and edit-v3 would add one"
                     )
             blocks = [b for b in blocks if id(b) not in resolver.ends_without_newline]
-        if to == "whole":
-            blocks = _whole_files(blocks, root, done)
     kept: list[EditBlock] = []
     for block in blocks:
         why = _inexpressible(block, to)
@@ -186,29 +187,15 @@ def _round_trip_problem(block: EditBlock, to: str) -> str | None:
 
 
 class _Resolver:
-    """Locates blocks in the project's files, in reply order, as an apply would, writing nothing."""
+    """Places blocks in the project's files in reply order through the apply's own placer
+    (:class:`~editblocks.apply.BlockApplier`, in memory: nothing is written), and rewrites each
+    as the edit it made there."""
 
     def __init__(self, workspace: Workspace, match: str | None) -> None:
         self.workspace = workspace
-        self.match = match
-        self.texts: dict[str, str | None] = {}
-        """Each file's text as the blocks so far leave it (None: absent)."""
-        self.no_final_newline: set[str] = set()
-        """Files that end without a final newline."""
+        self.applier = BlockApplier(workspace, ApplyResult(), ApplyOptions(dry_run=True, continue_after_failure=True, match=match))
         self.ends_without_newline: set[int] = set()
-        """``id`` of each resolved block that edits the last line of such a file."""
-
-    def text(self, path: str) -> str | None:
-        if path not in self.texts:
-            try:
-                text = self.workspace.read(path).text
-            except FileMissingError:
-                text = None
-            if text is not None and text and not text.endswith("\n"):
-                text += "\n"
-                self.no_final_newline.add(path)
-            self.texts[path] = text
-        return self.texts[path]
+        """``id`` of each resolved block that edits the last line of a file without a final newline."""
 
     def resolve(self, blocks: list[EditBlock], notes: list[str]) -> list[EditBlock]:
         out = []
@@ -223,78 +210,32 @@ class _Resolver:
         return out
 
     def _one(self, block: EditBlock) -> tuple[EditBlock, str | None]:
-        try:
-            path, _ = self.workspace.resolve(block.file_path)
-        except PathError as exc:
-            return block, str(exc)
-        text = self.text(path)
-        if block.delete:
-            if text is None:
-                return block, "the file does not exist"
-            self.texts[path] = None
-            return replace(block, file_path=path, old_lines=block.old_lines), None
-        if block.whole_file:
-            self.texts[path] = block.replace_text
+        res = self.applier.add(block)
+        if res.status is EditStatus.FAILED:
+            return block, res.reason
+        if res.already_applied:
+            return block, "it is already applied in the project"
+        path = res.file_path
+        if block.delete or block.whole_file or res.strategy == "create":
             return replace(block, file_path=path), None
-        if block.is_create:
-            if text is not None and text.strip():
-                return block, "the file exists"
-            self.texts[path] = block.replace_text
-            return replace(block, file_path=path), None
-        if text is None:
-            return block, "the file does not exist"
         resolved = block
-        if block.search_text or block.replace_text:
-            level = self.match or default_level(block.format)
-            reading = block_reading(block, text, path)
-            if isinstance(reading, str):
-                return block, reading
-            old_lines, new_lines = reading
-            if block.other_splits:
-                # As apply does: the file decides which '=======' line separates, exactly or not at all.
-                readings = [block.other_splits[0]] if block.split_balanced else [(old_lines, new_lines), *block.other_splits]
-                chosen = choose_reading(text, readings)
-                if isinstance(chosen, MatchFailure):
-                    return block, chosen.reason
-                (old_lines, new_lines), level = readings[chosen], "exact"
-                try:
-                    new_lines = without_stray_dividers(old_lines, new_lines, text, path)
-                except ValueError as exc:
-                    return block, str(exc)
-            found = locate(
-                text,
-                old_lines,
-                new_lines,
-                leading=block.anchor,
-                trailing=block.trailing_anchor,
-                level=level,
-                hint_line=block.hint_line,
-                scope=block.scope,
-                at_end=block.at_end,
-            )
-            if not isinstance(found, Match):
-                return block, found.reason
-            if found.already_applied:
-                return block, "it is already applied in the project"
-            start, end = _unique_region(text, found.start, found.end)
-            old = text[start:end]
-            new = text[start : found.start] + found.replacement + text[found.end : end]
-            line = found.line - text.count("\n", start, found.start)
-            self.texts[path] = text[: found.start] + found.replacement + text[found.end :]
+        if res.span is not None:
+            # The file's text as the block met it: its text now, with the block's change taken back.
+            after = self.applier.text_of(res.moved_to or path) or ""
+            start, end = res.span
+            text = after[:start] + res.replaced + after[start + len(res.replacement) :]
+            first, last = _unique_region(text, start, end)
+            old = text[first:last]
+            new = text[first:start] + res.replacement + text[end:last]
+            line = (res.estimated_line or 1) - text.count("\n", first, start)
             resolved = replace(
                 block, file_path=path, anchor="", trailing_anchor="", old_lines=old, new_lines=new,
-                hint_line=line, scope=(), at_end=False, other_splits=(), split_balanced=False,
+                hint_line=line, scope=(), at_end=False, other_splits=(), split_balanced=False, whole_file=False,
             )
-            if end >= len(text) and path in self.no_final_newline:
+            if last >= len(text) and self.applier.ends_without_newline(res.moved_to or path):
                 self.ends_without_newline.add(id(resolved))
-        if block.move_to is not None:
-            try:
-                dest, _ = self.workspace.resolve(block.move_to)
-            except PathError as exc:
-                return block, str(exc)
-            self.texts[dest] = self.texts[path]
-            self.texts[path] = None
-            resolved = replace(resolved, file_path=path, move_to=dest)
+        if res.moved_to is not None:
+            resolved = replace(resolved, file_path=path, move_to=res.moved_to)
         return resolved, None
 
 
@@ -314,26 +255,25 @@ def _unique_region(text: str, start: int, end: int, limit: int = 60) -> tuple[in
     return start, end
 
 
-def _whole_files(blocks: list[EditBlock], root: str | os.PathLike[str], done: Conversion) -> list[EditBlock]:
+def _whole_files(blocks: list[EditBlock], resolver: _Resolver, done: Conversion) -> list[EditBlock]:
     """Each file the blocks leave in place, as one whole-file block with its final content."""
-    resolver = _Resolver(Workspace(root), None)
     order: list[str] = []
     first: dict[str, EditBlock] = {}
     for block in blocks:
         if block.delete or block.move_to is not None:
             done.problems.append(f"block at reply line {block.line_number} for {block.file_path}: whole cannot delete or move a file")
             continue
-        _, why = resolver._one(block)
+        resolved, why = resolver._one(block)
         if why is not None:
             done.problems.append(f"block at reply line {block.line_number} for {block.file_path}: {why}")
             continue
-        path = resolver.workspace.resolve(block.file_path)[0]
+        path = resolved.file_path
         if path not in first:
             first[path] = block
             order.append(path)
     out = []
     for path in order:
-        final = resolver.texts.get(path)
+        final = resolver.applier.text_of(path)
         if final is None:
             continue
         out.append(EditBlock(path, new_lines=final, whole_file=True, format="whole", line_number=first[path].line_number))

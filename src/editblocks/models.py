@@ -211,6 +211,13 @@ class EditResult:
     (what the feedback shows so the model can tell the places apart)."""
     moved_to: str | None = None
     """For a move: the path the file is moved to."""
+    span: tuple[int, int] | None = None
+    """For an applied block that changed its file's text: the offsets of the text it replaced, in
+    the file's text as the block met it (line endings as LF; whole lines)."""
+    replaced: str = ""
+    """That replaced text (the file's own lines, not the block's copy of them)."""
+    replacement: str = ""
+    """What the block put in its place."""
 
     @property
     def reply_line(self) -> int:

@@ -1,23 +1,26 @@
 """Turning a reply into blocks: one format, or every format block by block.
 
-A finished reply (:func:`parse_response`) is read in one pass per format family
-(:mod:`editblocks.onepass`). :class:`ReplyReader` reads a reply that is still arriving
-(:class:`editblocks.StreamParser`) one line at a time, with the same parsers and the same rules
-for what is kept, and reports each result as soon as it is certain.
+One engine, :class:`ReplyReader`, reads every reply: a finished one (:func:`parse_response`) as
+one batch of lines, one still arriving (:class:`editblocks.StreamParser`) a batch per chunk,
+with the same parsers and the same rules for what is kept; it reports each result as soon as
+it is certain.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections import Counter, deque
+import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from operator import attrgetter
 
 from .formats import detect_format, family_formats, get_format, loud_patterns
 from .formats.base import LineParser, OpenBlock
 from .models import EditBlock, ParsedResponse, ParseWarning
-from .onepass import read_finished
-from .replyscan import MarkerBalance, ShellScanner, combined_wake, loud_indexes
+from .replyscan import MarkerBalance, ShellScanner, combined_wake, line_indexes
+
+_BACKTICK = re.compile(r"`[^\n]*")
+"""The rest of a line from its first backtick: one match per line holding one."""
 
 DETECT_LINES = 2000
 """Lines of a reply without blocks that the format guess reads."""
@@ -43,18 +46,21 @@ def parse_response(text: str, format: str | None = None) -> ParsedResponse:
     if not isinstance(text, str):
         raise TypeError(f"parse_response expects the reply as str, not {type(text).__name__}")
     lines = split_reply(text)
-    return _parse(lines, format, text if "\r" not in text else None)
+    return _parse(lines, format)
 
 
 def parse_lines(lines: Sequence[str], format: str | None = None) -> ParsedResponse:
     """:func:`parse_response` on a reply already split into lines (none may hold a line ending)."""
     if any("\n" in line for line in lines):
         raise ValueError("parse_lines expects lines without line endings; use parse_response for a whole text")
-    return _parse(lines, format, None)
+    return _parse(lines, format)
 
 
-def _parse(lines: Sequence[str], format: str | None, joined: str | None) -> ParsedResponse:
-    parsed = read_finished(lines if isinstance(lines, list) else list(lines), format, joined)
+def _parse(lines: Sequence[str], format: str | None) -> ParsedResponse:
+    reader = ReplyReader(format)
+    reader.feed_lines(lines)
+    reader.close()
+    parsed = reader.response()
     if parsed.format is None:
         # No block found: a best guess at the format, from the reply's first lines.
         parsed.format = detect_format("\n".join(lines[:DETECT_LINES]))
@@ -90,27 +96,31 @@ class _Announced:
 
 
 class ReplyReader:
-    """Reads a reply line by line and settles its blocks, warnings and shell commands in reply order.
+    """Reads a reply in batches of complete lines and settles its blocks, warnings and shell
+    commands in reply order: the one reading engine, for finished replies (one batch) and for
+    replies still arriving (a batch per chunk).
 
-    Every format family's parser sees every line. Where blocks of two families overlap, the
-    block that starts first wins (on a tie, the longer one), so a block is *settled* only when
-    no family can still produce a block starting before it: while another family has an open
-    block that started earlier, the completed block waits. Warnings on lines inside kept blocks
-    are dropped and the others settle in line order; lines outside kept blocks are scanned for
-    shell commands as they settle. The work per line does not depend on the reply's length.
+    Only the lines a parser may react to (*loud* lines, see
+    :func:`~editblocks.formats.loud_patterns`) pass through the parsers; a batch's loud lines
+    are found by one C-speed scan and fed to each family's parser in one tight loop, and the
+    other lines go to the line store as a run. Where blocks of two families overlap, the block
+    that starts first wins (on a tie, the longer one), so a block is *settled* only when no
+    family can still produce a block starting before it. Warnings on lines inside kept blocks
+    are dropped and the others settle in line order; the lines outside kept blocks are scanned
+    for shell commands as they settle (only the loud lines and those holding a backtick, and
+    every line of a shell fence). The work per line does not depend on the reply's length.
 
     Results go to :meth:`completed`, :meth:`warning` and :meth:`shell_command`, which collect
     them in :attr:`blocks`, :attr:`warnings` and :attr:`shell_suggestions`. With
     ``track_open=True`` the reader also reports the block being written through
-    :meth:`started`, :meth:`progress` (from :meth:`report_progress`) and :meth:`abandoned`; a
-    subclass overrides these methods to turn them into events.
+    :meth:`started`, :meth:`progress` (from :meth:`report_progress`, once per batch) and
+    :meth:`abandoned`; a subclass overrides these methods to turn them into events.
     """
 
     def __init__(self, format: str | None = None, *, track_open: bool = False) -> None:
         formats = [get_format(format)] if format else family_formats()
         self.format = format
-        self._loud_line = loud_patterns()[0]
-        """Matches the lines a parser may react to (the registered formats' markers, fences, headings)."""
+        self._loud_line, self.loud_after_newline = loud_patterns()
         self.line_count = 0
         self.blocks: list[EditBlock] = []
         self.warnings: list[ParseWarning] = []
@@ -122,13 +132,11 @@ class ReplyReader:
         self._families = [_Family(i, fmt.parser()) for i, fmt in enumerate(formats)]
         for fam in self._families:
             fam.parser.bind(self.lines)
-        self._idle = True
-        """No family is inside a block: a plain line settles at once."""
         self._held: list[int] = []
-        """Lines held back from dormant parsers (only lines a parser is fed)."""
+        """The loud lines so far, while a parser sleeps: fed to it when it wakes."""
         self._dormant = sum(1 for fam in self._families if fam.dormant)
         self._awake = [fam for fam in self._families if not fam.dormant]
-        """The families fed every line, in family order."""
+        """The families fed every loud line, in family order."""
         self._any_wake = combined_wake([fam.parser for fam in self._families if fam.dormant])
         """Matches a line that may wake any dormant parser (one test instead of one per parser)."""
         self._track = track_open
@@ -136,14 +144,19 @@ class ReplyReader:
         # Completed blocks and warnings waiting to settle, as heaps in settling order.
         self._candidates: list[tuple[int, int, int, int, EditBlock]] = []
         self._pending_warnings: list[tuple[int, int, int, ParseWarning]] = []
-        # Ranges of lines not yet scanned for shell commands.
-        self._unsettled: deque[list[int]] = deque()
-        # Kept blocks' spans, and a cursor into them per stream of line numbers.
+        # Kept blocks' spans, and cursors into them.
         self._starts: list[int] = []
         self._ends: list[int] = []
         self._last_end = 0
         self._warning_span = 0
-        self._line_span = 0
+        self._idle = True
+        """No family is inside a block: every line read so far is settled."""
+        # Shell commands: the lines that can matter (loud, or holding a backtick) and how far the
+        # lines are scanned.
+        self._marks: list[int] = []
+        self._mark_pos = 0
+        self._scanned = 0
+        self._span = 0
         self._shell = ShellScanner()
         self._shell_seen: set[str] = set()
         self._markers = MarkerBalance()
@@ -187,63 +200,102 @@ class ReplyReader:
         self.lines.append(line)
         n = self.line_count = self.line_count + 1
         if self._loud_line.match(line) is not None:
-            self._loud(line, n)
-        elif self._idle:
-            if "`" in line or self._shell.fence_marker is not None:
-                self._shell_found(self._shell.feed(line, False))
-        else:
-            self._hold(n, n)
+            self._marks.append(n)
+            self._read_loud_line(line, n)
+            self._after(n)
+            return
+        if "`" in line:
+            self._marks.append(n)
+        elif self._shell.shell is None and self._scanned == n - 1:
+            self._scanned = n  # nothing in it for the shell scan
+            return
+        if self._idle:
+            self._scan_shell(n)
 
     def feed_lines(self, lines: Sequence[str]) -> None:
-        """Read the next complete lines of the reply (without their line endings).
+        """Read the next complete lines of the reply (without their line endings): one batch.
 
-        Lines no parser reacts to (see :func:`~editblocks.formats.loud_patterns`) go to the line
-        store in runs; only the others pass through the parsers one by one.
+        The batch's loud lines pass through the parsers; the others go to the line store in a
+        run, untouched.
         """
         if self.closed:
             raise ValueError("the reply was already closed")
-        if len(lines) < 16:
-            loud_at = [k for k, line in enumerate(lines) if self._loud_line.match(line)]
-        else:
-            loud_at = loud_indexes(lines)
-        i = 0
-        for k in loud_at:
-            if k > i:
-                self._quiet(lines[i:k])
-            line = lines[k]
-            self.lines.append(line)
-            self.line_count += 1
-            self._loud(line, self.line_count)
-            i = k + 1
-        if i < len(lines):
-            self._quiet(lines[i:])
-
-    def _quiet(self, run: Sequence[str]) -> None:
-        """Lines no parser reacts to: stored, and settled at once outside every block."""
-        first = self.line_count + 1
-        self.lines.extend(run)
-        self.line_count += len(run)
-        if not self._idle:
-            self._hold(first, self.line_count)
+        if not lines:
             return
-        shell = self._shell
-        if shell.fence_marker is not None:
-            for line in run:
-                shell.feed(line, False)
+        base = self.line_count
+        self.lines.extend(lines)
+        n = self.line_count = base + len(lines)
+        if len(lines) < 16:
+            match = self._loud_line.match
+            loud = [base + k for k, line in enumerate(lines, start=1) if match(line) is not None]
+            ticks = [base + k for k, line in enumerate(lines, start=1) if "`" in line]
         else:
-            for line in run:
-                if "`" in line:
-                    self._shell_found(shell.feed(line, False))
-
-    def _hold(self, first: int, last: int) -> None:
-        """Lines ``first`` to ``last`` wait to settle (scanned for shell commands when they do)."""
-        held = self._unsettled
-        if held and held[-1][1] == first - 1:
-            held[-1][1] = last
+            padded = "\n" + "\n".join(lines)
+            loud = [base + 1 + k for k in line_indexes(padded, self.loud_after_newline)]
+            ticks = [base + k for k in line_indexes(padded, _BACKTICK)] if "`" in padded else []
+        if ticks:
+            self._marks.extend(sorted(set(loud).union(ticks)))
         else:
-            held.append([first, last])
+            self._marks.extend(loud)
+        if loud:
+            self._read_loud(loud)
+        self._after(n)
 
-    def _loud(self, line: str, n: int) -> None:
+    def _read_loud(self, loud: list[int]) -> None:
+        """Feed the loud lines ``loud`` (line numbers, ascending) to the parsers, each family's in
+        one loop, and collect what they complete."""
+        self._route = None
+        self._last_loud = loud[-1]
+        lines = self.lines
+        markers = self._markers
+        for n in loud:
+            line = lines[n - 1]
+            if "<<<<<" in line or ">>>>>" in line:
+                markers.count(line, n)
+        self._feed_families(loud)
+
+    def _feed_families(self, loud: list[int]) -> None:
+        """Feed the loud lines ``loud`` to every awake parser, and to those they wake the loud
+        lines held back from them too."""
+        lines = self.lines
+        woken: list[_Family] = []
+        if self._dormant:
+            self._held.extend(loud)
+            wakes = self._any_wake.match
+            first = next((i for i, n in enumerate(loud) if wakes(lines[n - 1]) is not None), None)
+            if first is not None:
+                for fam in self._families:
+                    wake = fam.parser.wake
+                    if fam.dormant and wake is not None and any(wake.match(lines[n - 1]) for n in loud[first:]):
+                        fam.dormant = False
+                        self._dormant -= 1
+                        woken.append(fam)
+                if woken:
+                    self._awake = [fam for fam in self._families if not fam.dormant]
+                    self._any_wake = combined_wake([fam.parser for fam in self._families if fam.dormant])
+        ann = self._open
+        for fam in self._awake:
+            parser = fam.parser
+            todo = self._held if fam in woken else loud
+            feed = parser.feed
+            items = [item for n in todo for item in feed(lines[n - 1], n)]
+            if parser.in_block():
+                if fam.start is None or items:
+                    opened = parser.open_start()
+                    # A parser that cannot tell where its block started: the batch's first line, which is safe.
+                    fam.start = opened if opened is not None else todo[0]
+            else:
+                fam.start = None
+            if items:
+                self._collect(fam, items)
+            if ann is not None and ann.family is fam and fam.start != ann.block.start:
+                self._announced_ended(items)
+                ann = None
+        if not self._dormant:
+            self._held = []
+
+    def _read_loud_line(self, line: str, n: int) -> None:
+        """:meth:`_read_loud` for one line, the usual case while a reply streams."""
         self._route = None
         self._last_loud = n
         if "<<<<<" in line or ">>>>>" in line:
@@ -251,41 +303,38 @@ class ReplyReader:
         if self._dormant:
             self._held.append(n)
             if self._any_wake.match(line) is not None:
-                self._wake_for(line)
-        limit = n + 1
+                # The batch reader wakes the parsers this line wakes and feeds them every loud line so far.
+                self._held.pop()
+                self._feed_families([n])
+                return
         ann = self._open
         for fam in self._awake:
             parser = fam.parser
             items = parser.feed(line, n)
             if parser.in_block():
-                start = fam.start
-                if start is None or items:
+                if fam.start is None or items:
                     opened = parser.open_start()
-                    if opened is not None:
-                        start = fam.start = opened
-                    elif start is None:
-                        start = fam.start = n
-                    # else: a parser that cannot tell keeps the earlier start, which is safe.
-                if start < limit:
-                    limit = start
+                    fam.start = opened if opened is not None else n
             else:
                 fam.start = None
             if items:
                 self._collect(fam, items)
             if ann is not None and ann.family is fam and fam.start != ann.block.start:
                 self._announced_ended(items)
-        if limit > n and not self._unsettled and not self._candidates and not self._pending_warnings:
-            # Outside every block with nothing waiting: the line settles at once.
-            self._idle = True
-            found = self._shell.feed(line, False)
-            if found:
-                self._shell_found(found)
-        else:
-            self._hold(n, n)
-            held = self._unsettled
-            if self._candidates or self._pending_warnings or held[0][0] < limit:
-                self._settle(limit)
-            self._idle = limit > n and not held
+                ann = None
+        if not self._dormant:
+            self._held = []
+
+    def _after(self, n: int) -> None:
+        """Lines up to ``n`` are read: settle what no family can still precede."""
+        limit = n + 1
+        for fam in self._awake:
+            start = fam.start
+            if start is not None and start < limit:
+                limit = start
+        self._idle = limit > n
+        if self._candidates or self._pending_warnings or self._scanned < limit - 1:
+            self._settle(limit)
         if self._track and self._open is None:
             self._announce()
 
@@ -366,7 +415,8 @@ class ReplyReader:
             return False  # (a closed reader has no route either)
         self.lines.append(line)
         n = self.line_count = self.line_count + 1
-        self._hold(n, n)  # a block is open: the line waits to settle
+        if "`" in line:
+            self._marks.append(n)
         ann = self._open
         assert ann is not None
         ann.store_len = n
@@ -378,31 +428,6 @@ class ReplyReader:
         return True
 
     # -- internals ----------------------------------------------------------------
-
-    def _wake_for(self, line: str) -> None:
-        """A line that may wake dormant parsers arrived: wake those it does (see :meth:`_wake`)."""
-        woken = False
-        for fam in self._families:
-            if fam.dormant and fam.parser.wake.match(line):  # type: ignore[union-attr]
-                self._wake(fam)
-                woken = True
-        if woken:
-            self._awake = [fam for fam in self._families if not fam.dormant]
-            self._any_wake = combined_wake([fam.parser for fam in self._families if fam.dormant])
-            if not self._dormant:
-                self._held = []
-
-    def _wake(self, fam: _Family) -> None:
-        """A dormant parser's start marker arrived: feed it the lines held back until now (the
-        line that woke it is fed next, with the awake parsers)."""
-        fam.dormant = False
-        self._dormant -= 1
-        parser = fam.parser
-        lines = self.lines
-        for m in self._held[:-1]:
-            items = parser.feed(lines[m - 1], m)
-            if items:
-                self._collect(fam, items)
 
     def _collect(self, fam: _Family, items: Iterable[EditBlock | ParseWarning]) -> None:
         for item in items:
@@ -432,41 +457,54 @@ class ReplyReader:
             self._warning_span, inside = self._in_span(self._warning_span, line)
             if not inside:
                 self.warning(w)
-        held = self._unsettled
-        if held and held[0][0] < limit:
-            shell = self._shell
-            store = self.lines
-            span = self._line_span
-            starts, ends = self._starts, self._ends
-            count = len(starts)
-            while held and held[0][0] < limit:
-                first, last = held[0]
-                stop = min(last, limit - 1)
-                i = first
-                while i <= stop:
-                    while span + 1 < count and starts[span + 1] <= i:
-                        span += 1
-                    if span < count and starts[span] <= i <= ends[span]:
-                        # Lines of a kept block: only mark a fence around them as not a shell block.
-                        shell.feed("", True)
-                        i = min(ends[span], stop) + 1
-                        continue
-                    if span < count and starts[span] > i:
-                        seg_end = min(stop, starts[span] - 1)
-                    elif span + 1 < count:
-                        seg_end = min(stop, starts[span + 1] - 1)
-                    else:
-                        seg_end = stop
-                    for k in range(i, seg_end + 1):
-                        found = shell.feed(store[k - 1], False)
-                        if found:
-                            self._shell_found(found)
-                    i = seg_end + 1
-                if stop == last:
-                    held.popleft()
-                else:
-                    held[0][0] = stop + 1
-            self._line_span = span
+        self._scan_shell(limit - 1)
+
+    def _scan_shell(self, stop: int) -> None:
+        """Scan the lines after the last scanned one up to ``stop`` for shell commands, those
+        outside kept blocks: the marked lines (loud, or holding a backtick), and every line
+        inside a shell fence."""
+        i = self._scanned + 1
+        if i > stop:
+            return
+        shell = self._shell
+        feed = shell.feed
+        store = self.lines
+        marks = self._marks
+        n_marks = len(marks)
+        mp = self._mark_pos
+        starts, ends = self._starts, self._ends
+        count = len(starts)
+        span = self._span
+        while i <= stop:
+            while span < count and ends[span] < i:
+                span += 1
+            if span < count and starts[span] <= i:
+                # Lines of a kept block: only mark a fence around them as not a shell block.
+                feed("", True)
+                i = ends[span] + 1
+                continue
+            seg_end = min(stop, starts[span] - 1) if span < count else stop
+            while mp < n_marks and marks[mp] < i:
+                mp += 1
+            if shell.shell is not None:
+                # Inside a shell fence every line is a command, up to the next marked line.
+                upto = min(marks[mp] if mp < n_marks else seg_end + 1, seg_end + 1)
+                for k in range(i, upto):
+                    feed(store[k - 1], False)
+            while mp < n_marks and marks[mp] <= seg_end:
+                k = marks[mp]
+                mp += 1
+                found = feed(store[k - 1], False)
+                if found:
+                    self._shell_found(found)
+                if shell.shell is not None:
+                    upto = min(marks[mp] if mp < n_marks else seg_end + 1, seg_end + 1)
+                    for j in range(k + 1, upto):
+                        feed(store[j - 1], False)
+            i = seg_end + 1
+        self._scanned = max(stop, self._scanned)
+        self._mark_pos = mp
+        self._span = span
 
     def _shell_found(self, found: list[str]) -> None:
         for cmd in found:

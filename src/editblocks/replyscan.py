@@ -1,4 +1,4 @@
-"""Scans of a reply's lines that both readers share: the lines parsers react to, the lines that
+"""Scans of a reply's lines for the reader: the lines parsers react to, the lines that
 wake a dormant parser, and the shell commands a reply suggests."""
 
 from __future__ import annotations
@@ -13,20 +13,7 @@ from .formats.common import parse_fence
 from .formats.search_replace import REPLACE, SEARCH
 from .models import ParseWarning
 
-_SEARCH_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*+<{5,9}[^\S\n]*SEARCH[^\S\n]*>?[^\S\n]*(?![^\n])")
-"""A line ending and the line after it, when :data:`~editblocks.formats.search_replace.SEARCH` matches that line."""
-_REPLACE_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*+>{5,9}[^\S\n]*REPLACE[^\S\n]*(?![^\n])")
-"""A line ending and the line after it, when that line is a ``>>>>>>> REPLACE`` marker."""
 _INLINE_SHELL = re.compile(r"`((?:git rm|git mv|mkdir -p|rm -rf|rm -r|mv|cp|rmdir) [^`\n]+)`")
-_SHELL_FENCE_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*+(?:`{3}|~{3})[`~]*[^\S\n]*(?i:sh|bash|zsh|console|powershell|ps1|cmd|bat)")
-"""A line ending and a fence after it that may open a shell block (every one does, and some more)."""
-
-
-def loud_indexes(lines: Sequence[str]) -> list[int]:
-    """Indexes of the loud lines (see :func:`~editblocks.formats.loud_patterns`), found by one
-    C-speed scan."""
-    padded = "\n" + "\n".join(lines)
-    return line_indexes(padded, loud_patterns()[1])
 
 
 def line_indexes(padded: str, pattern: re.Pattern[str]) -> list[int]:
@@ -85,26 +72,6 @@ class MarkerBalance:
         if not self._open and not self.unbalanced:
             self.unbalanced = lineno
         self._open = 0
-
-    @classmethod
-    def of_text(cls, padded: str, indexes: Sequence[int]) -> MarkerBalance:
-        """The markers of the lines of ``padded`` (lines each after a line ending), whose 0-based
-        indexes in the reply are ``indexes``."""
-        balance = cls()
-        events = sorted(
-            [(m.start(), True) for m in _SEARCH_AFTER_NEWLINE.finditer(padded)]
-            + [(m.start(), False) for m in _REPLACE_AFTER_NEWLINE.finditer(padded)]
-        )
-        if not events:
-            return balance
-        # Line numbers are counted only as far as needed, walking forward once.
-        at, line = 0, 0
-        for pos, is_search in events:
-            line += padded.count("\n", at, pos)
-            at = pos
-            lineno = indexes[line] + 1
-            (balance._search if is_search else balance._replace)(lineno)
-        return balance
 
     def warning(self) -> ParseWarning | None:
         """The warning for a reply whose SEARCH and REPLACE markers differ in number, or None; it
@@ -168,10 +135,3 @@ class ShellScanner:
         if "`" not in line:
             return []
         return [m.group(1).strip() for m in _INLINE_SHELL.finditer(line)]
-
-
-def may_suggest_shell(text: str, loud_text: str) -> bool:
-    """False when a reply certainly suggests no shell command: ``text`` holds no inline command
-    and ``loud_text`` (the loud lines, each after a line ending) no fence that may open a shell
-    block."""
-    return _INLINE_SHELL.search(text) is not None or _SHELL_FENCE_AFTER_NEWLINE.search(loud_text) is not None
