@@ -114,7 +114,7 @@ def log(tmp_path: Path) -> Path:
 def test_tools_are_listed_with_their_schemas(project: Path, log: Path) -> None:
     async def scenario(session: Any) -> None:
         tools = {t.name: t for t in (await session.list_tools()).tools}
-        expected = {"apply_edits", "preview", "undo", "read_file", "formats"}
+        expected = {"apply_edits", "preview", "edit", "undo", "read_file", "formats"}
         if syntax_available():
             expected |= {"context", "summary"}
         assert set(tools) == expected
@@ -267,9 +267,11 @@ def test_bad_requests_are_tool_errors_and_the_server_carries_on(project: Path, l
         await refused(session, "preview", {}, "reply", "required")
         await refused(session, "no_such_tool", {}, "no_such_tool")
 
-        # A block aimed outside the root fails as a block, with its reason; nothing is written.
+        # A block aimed outside the root fails as a block, with its reason; nothing is written,
+        # so the call is an error.
         escape = sr("../secret.txt", "outside the root\n", "changed\n")
-        result = await ok(session, "apply_edits", {"reply": escape})
+        result = await session.call_tool("apply_edits", {"reply": escape})
+        assert result.is_error
         assert result.structured_content["results"][0]["status"] == "failed"
         assert "root" in result.structured_content["results"][0]["reason"]
 
