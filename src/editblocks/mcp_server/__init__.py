@@ -5,7 +5,7 @@ transport on 127.0.0.1, with the official MCP Python SDK (the ``mcp`` extra,
 ``pip install 'editblocks[mcp]'``, imported on first use: without it the rest of editblocks
 works as before, and :func:`missing_dependency` says how to install it).
 
-Tools: ``apply_edits``, ``preview``, ``undo``, ``read_file`` and ``formats``, plus ``context``
+Tools: ``apply_edits``, ``preview``, ``edit``, ``undo``, ``read_file`` and ``formats``, plus ``context``
 and ``summary`` when the ``ast`` extra is installed. Each format's instructions are an MCP
 prompt named after the format, and a resource ``editblocks://formats/<name>``.
 
@@ -121,6 +121,8 @@ def run(
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((HTTP_HOST, http_port))
+        # Listening before the URL is printed: a client may connect as soon as it reads it.
+        sock.listen(128)
         port = sock.getsockname()[1]
         say = echo or (lambda line: print(line, file=sys.stderr, flush=True))
         say(f"editblocks MCP server for {os.path.abspath(root)} at http://{HTTP_HOST}:{port}{HTTP_PATH} (Ctrl-C stops it)")

@@ -46,6 +46,8 @@ How to use it:
    or to `apply_edits` to write it.
 4. For a block that failed, the result's feedback says why and shows the file's actual lines:
    send corrected blocks for the failed ones only. `undo` restores the files of the last apply.
+5. For a small change to one file, `edit` replaces exact text instead: each oldText must occur
+   exactly once in the file.
 
 Paths are relative to the project folder; nothing outside it can be read or written."""
 
