@@ -12,8 +12,8 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -113,7 +113,7 @@ def log(tmp_path: Path) -> Path:
 def test_tools_are_listed_with_their_schemas(project: Path, log: Path) -> None:
     async def scenario(session: Any) -> None:
         tools = {t.name: t for t in (await session.list_tools()).tools}
-        expected = {"apply_edits", "preview", "undo", "read_file", "formats"}
+        expected = {"apply_edits", "preview", "edit", "undo", "read_file", "formats"}
         if syntax_available():
             expected |= {"context", "summary"}
         assert set(tools) == expected
@@ -266,9 +266,11 @@ def test_bad_requests_are_tool_errors_and_the_server_carries_on(project: Path, l
         await refused(session, "preview", {}, "reply", "required")
         await refused(session, "no_such_tool", {}, "no_such_tool")
 
-        # A block aimed outside the root fails as a block, with its reason; nothing is written.
+        # A block aimed outside the root fails as a block, with its reason; nothing is written,
+        # so the call is an error.
         escape = sr("../secret.txt", "outside the root\n", "changed\n")
-        result = await ok(session, "apply_edits", {"reply": escape})
+        result = await session.call_tool("apply_edits", {"reply": escape})
+        assert result.is_error
         assert result.structured_content["results"][0]["status"] == "failed"
         assert "root" in result.structured_content["results"][0]["reason"]
 
@@ -338,28 +340,58 @@ def test_context_and_summary_with_the_ast_extra(project: Path, log: Path) -> Non
 # -- over streamable HTTP --------------------------------------------------------------------------
 
 
-@needs_sdk
-def test_streamable_http_transport_on_localhost(project: Path, tmp_path: Path) -> None:
-    import anyio
-    from mcp import ClientSession
-    from mcp.client.streamable_http import streamable_http_client
-
-    log = tmp_path / "http-server.log"
+@contextmanager
+def http_server(root: Path, log: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[tuple[str, str | None]]:
+    """Run ``editblocks mcp --root ROOT --http 0 ARGS`` and yield its URL and the token it printed
+    (None when it printed none); stop it afterwards."""
     with open(log, "w", encoding="utf-8") as errlog:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "editblocks", "mcp", "--root", str(project), "--http", "0"],
+            [sys.executable, "-m", "editblocks", "mcp", "--root", str(root), "--http", "0", *args],
             stdout=subprocess.DEVNULL,
             stderr=errlog,
-            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), **(env or {})},
         )
     try:
         url = _wait_for_url(proc, log)
+        token = re.search(r"Authorization: Bearer (\S+)", log.read_text(encoding="utf-8"))
+        yield url, token.group(1) if token else None
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@asynccontextmanager
+async def http_session(url: str, token: str | None) -> AsyncIterator[Any]:
+    """An initialized client session over streamable HTTP, sending ``token`` as the bearer token."""
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    async with (
+        create_mcp_http_client(headers=headers) as client,
+        streamable_http_client(url, http_client=client) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+@needs_sdk
+def test_streamable_http_transport_on_localhost(project: Path, tmp_path: Path) -> None:
+    import anyio
+
+    with http_server(project, tmp_path / "http-server.log") as (url, token):
         assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
+        assert token
 
         async def main() -> None:
             with anyio.fail_after(TIMEOUT):
-                async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
-                    await session.initialize()
+                async with http_session(url, token) as session:
                     assert "apply_edits" in {t.name for t in (await session.list_tools()).tools}
                     lines = text_of(await ok(session, "read_file", {"path": "src/util.py"}))
                     assert "1\tdef helper(x):" in lines
@@ -370,25 +402,20 @@ def test_streamable_http_transport_on_localhost(project: Path, tmp_path: Path) -
 
         anyio.run(main)
         assert (project / "src/util.py").read_text() == "def helper(x):\n    return x - 1\n"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def _wait_for_url(proc: subprocess.Popen[bytes], log: Path) -> str:
+    """The URL the server printed, once it has also said how it is protected (token or warning)."""
     import time
 
     deadline = time.monotonic() + TIMEOUT
     while time.monotonic() < deadline:
-        found = re.search(r"http://127\.0\.0\.1:\d+/mcp", log.read_text(encoding="utf-8"))
-        if found:
+        text = log.read_text(encoding="utf-8")
+        found = re.search(r"http://127\.0\.0\.1:\d+/mcp", text)
+        if found and ("Authorization: Bearer" in text or "warning:" in text):
             return found.group(0)
         if proc.poll() is not None:
-            pytest.fail(f"the MCP server exited with {proc.returncode}:\n{log.read_text(encoding='utf-8')}")
+            pytest.fail(f"the MCP server exited with {proc.returncode}:\n{text}")
         time.sleep(0.05)
     pytest.fail(f"the MCP server did not say where it listens:\n{log.read_text(encoding='utf-8')}")
 

@@ -491,12 +491,15 @@ def _serve_review(
 @main.command("mcp")
 @click.option("--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder the tools read and edit; nothing outside it is reachable.")
 @click.option("--http", "http_port", type=click.IntRange(0, 65535), default=None, metavar="PORT", help="Serve the streamable HTTP transport on 127.0.0.1:PORT (0: any free port) instead of standard input and output.")
-def mcp_cmd(root: str, http_port: int | None) -> None:
+@click.option("--no-token", "no_token", is_flag=True, help="With --http: accept requests without the bearer token (any program on this computer can then edit the files).")
+def mcp_cmd(root: str, http_port: int | None, no_token: bool) -> None:
     """Run an MCP server so any agent can apply edits with editblocks: tools apply_edits,
-    preview, undo, read_file, formats (and context and summary with the ast extra), and each
-    format's instructions as a prompt.
+    preview, edit, undo, read_file, formats (and context and summary with the ast extra), and
+    each format's instructions as a prompt.
 
-    Speaks over standard input and output, or with --http on http://127.0.0.1:PORT/mcp.
+    Speaks over standard input and output, or with --http on http://127.0.0.1:PORT/mcp, where
+    every request must send "Authorization: Bearer TOKEN" with the token printed on start
+    ($EDITBLOCKS_TOKEN, or a new random one each run).
     Needs the mcp extra: pip install 'editblocks[mcp]'.
     """
     if not Path(root).is_dir():
@@ -507,7 +510,7 @@ def mcp_cmd(root: str, http_port: int | None) -> None:
     if problem:
         raise UsageError(problem)
     try:
-        run(root, http_port=http_port)
+        run(root, http_port=http_port, require_token=not no_token)
     except ToolFailure as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:

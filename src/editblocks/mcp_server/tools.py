@@ -8,11 +8,12 @@ Each returns the text for the model (and, for most, the same as JSON-ready data)
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..models import ApplyResult
+    from ..models import ApplyResult, EditBlock
 
 MAX_READ_LINES = 2000
 """Most lines :func:`read_lines` returns in one call; the answer says how to read on."""
@@ -110,6 +111,137 @@ def apply_reply(
     except (WorkspaceError, ValueError) as exc:
         raise ToolFailure(str(exc)) from None
     return describe_result(result), result_data(result)
+
+
+def edit_file(
+    root: str | os.PathLike[str], path: str, edits: Sequence[tuple[str, str]], *, dry_run: bool = False
+) -> tuple[str, dict[str, Any]]:
+    """Replace exact text in one file under ``root``: ``edits`` are (old text, new text) pairs,
+    made in order, each on the result of the ones before (as the filesystem MCP server's
+    ``edit_file``).
+
+    Each old text must occur exactly once; the edits become edit blocks applied as one atomic
+    apply at the exact match level, so the checks, the atomic write and the undo journal of
+    :func:`apply_reply` hold. Returns the text for the model (the git-style diff) and the apply
+    result as data, with the diff under ``"diff"``. Raises :class:`ToolFailure` when an old text
+    is empty, missing or found more than once, writing nothing.
+    """
+    from ..apply import apply_edits
+    from ..workspace import WorkspaceError
+
+    if not edits:
+        raise ToolFailure("no edits given: pass at least one {oldText, newText} in 'edits'")
+    rel, text = _read_text(root, path)
+    blocks = text_edit_blocks(rel, text, edits)
+    workspace = _workspace(root)
+    try:
+        result = apply_edits(blocks, workspace.root, dry_run=dry_run, match="exact", atomic=True)
+    except (WorkspaceError, ValueError) as exc:
+        raise ToolFailure(str(exc)) from None
+    data = result_data(result)
+    diff = "".join(d if d.endswith("\n") else d + "\n" for d in result.diffs.values() if d)
+    data["diff"] = diff
+    if not result.ok:
+        return describe_result(result), data
+    fence = "`" * max([3, *(len(run) + 1 for run in re.findall(r"`{3,}", diff))])
+    n = f"{len(blocks)} edit{'s' if len(blocks) != 1 else ''}"
+    if dry_run:
+        head = f"Preview (dry run): nothing was written. {n} would change {rel}:"
+    else:
+        head = f"Edited {rel} ({n}):"
+    out = [head, f"{fence}diff", diff.rstrip("\n") or "(no change)", fence]
+    if not dry_run and result.files_modified:
+        out.append("The `undo` tool restores the file.")
+    return "\n".join(out) + "\n", data
+
+
+_NUMBERED = re.compile(r"^\s*\d+\t")
+
+
+def text_edit_blocks(path: str, text: str, edits: Sequence[tuple[str, str]]) -> list[EditBlock]:
+    """Edit blocks making the replacements ``edits`` in ``text`` (the file ``path``, LF line endings).
+
+    Each old text is found in the text as the edits before it left it, and must occur exactly
+    once (else :class:`ToolFailure`, naming the lines of every place it occurs); its block
+    replaces the whole lines it touches, and is hinted at the first of them.
+    """
+    from ..models import make_block
+
+    blocks: list[EditBlock] = []
+    current = text
+    for n, (old, new) in enumerate(edits, start=1):
+        old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
+        label = f"edit {n}" if len(edits) > 1 else "the edit"
+        after = " (after the edits before it)" if n > 1 else ""
+        if not old.strip():
+            what = "empty" if not old else "only white space"
+            raise ToolFailure(
+                f"{label}: oldText is {what}; give the exact text to replace, with a line that is not blank. "
+                "Nothing was written (to create a file, use apply_edits)."
+            )
+        starts = _occurrences(current, old)
+        if not starts:
+            hint = "Use read_file to see the file's exact lines."
+            if all(_NUMBERED.match(line) for line in old.split("\n") if line):
+                hint = "oldText seems to hold read_file's line numbers: leave out each number and the tab after it."
+            raise ToolFailure(
+                f"{label}: oldText not found in {path}{after}; it must match the file exactly, white space "
+                f"included. Nothing was written. {hint}"
+            )
+        if len(starts) > 1:
+            lines = [current.count("\n", 0, start) + 1 for start in starts]
+            shown = ", ".join(map(str, lines[:20])) + (f" and {len(lines) - 20} more" if len(lines) > 20 else "")
+            raise ToolFailure(
+                f"{label}: oldText occurs {len(starts)} times in {path}{after}, at lines {shown}; it must match "
+                "exactly one place: include neighbouring lines to tell them apart. Nothing was written."
+            )
+        start = starts[0]
+        end = start + len(old)
+        first = current.rfind("\n", 0, start) + 1
+        last = end if current[end - 1] == "\n" else _line_end(current, end)
+        replaced = current[first:start] + new + current[end:last]
+        while replaced and not replaced.endswith("\n") and last < len(current):
+            # The new text joins the next line: the block takes that line too.
+            following = _line_end(current, last)
+            replaced += current[last:following]
+            last = following
+        original = current[first:last]
+        no_final_newline = False
+        if not original.endswith("\n"):
+            # The last line of a file without a final newline: blocks hold whole lines.
+            original += "\n"
+            no_final_newline = bool(replaced) and not replaced.endswith("\n")
+            if no_final_newline:
+                replaced += "\n"
+        blocks.append(
+            make_block(
+                path,
+                old_lines=original,
+                new_lines=replaced,
+                line_number=n,
+                end_line=n,
+                hint_line=current.count("\n", 0, first) + 1,
+                no_final_newline=no_final_newline,
+            )
+        )
+        current = current[:first] + (replaced[:-1] if no_final_newline else replaced) + current[last:]
+    return blocks
+
+
+def _occurrences(text: str, part: str) -> list[int]:
+    """Every index where ``part`` starts in ``text``, overlapping ones included."""
+    found: list[int] = []
+    at = text.find(part)
+    while at >= 0:
+        found.append(at)
+        at = text.find(part, at + 1)
+    return found
+
+
+def _line_end(text: str, at: int) -> int:
+    """The index just after the line ending at or after ``at`` (the text's length on the last line)."""
+    end = text.find("\n", at)
+    return len(text) if end < 0 else end + 1
 
 
 def result_data(result: ApplyResult) -> dict[str, Any]:
@@ -361,6 +493,7 @@ __all__ = [
     "ToolFailure",
     "apply_reply",
     "describe_result",
+    "edit_file",
     "file_context_text",
     "format_prompt",
     "list_formats",
@@ -369,5 +502,6 @@ __all__ = [
     "result_data",
     "summary_text",
     "syntax_available",
+    "text_edit_blocks",
     "undo_last",
 ]
