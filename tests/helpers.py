@@ -47,3 +47,12 @@ def apply_to(
     write_tree(root, files)
     result = editblocks.apply_edits(reply, root, **options)  # type: ignore[arg-type]
     return result, {k: v.decode("utf-8", errors="replace") for k, v in read_tree(root).items()}
+
+
+def default_sigint() -> None:
+    """For a child process that is sent Ctrl-C (SIGINT): the default handling, even when the test
+    run itself ignores SIGINT (started with ``nohup`` or in the background), so that Python in
+    the child turns the signal into KeyboardInterrupt as it does at a terminal."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -20,7 +20,7 @@ import editblocks
 from editblocks import ApplyStream, BlockApplied, BlockCompleted, EditStatus
 from editblocks.workspace import TooLargeError
 
-from .helpers import read_tree, sr, write_tree
+from .helpers import default_sigint, read_tree, sr, write_tree
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 CASES = sorted(p for p in SCENARIOS.iterdir() if p.is_dir() and (p / "reply.md").is_file())
@@ -204,6 +204,7 @@ def test_apply_from_a_slow_pipe_shows_each_block_before_the_reply_ends(root: Pat
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=_env(),
+        preexec_fn=default_sigint,
     )
     assert writer.stdout is not None and apply.stdout is not None
     writer.stdout.close()

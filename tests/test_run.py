@@ -23,7 +23,7 @@ from editblocks.cli import main
 from editblocks.run import ReplyChunk, RoundFinished, make_client
 
 from .chat_server import ChatServer, Scripted
-from .helpers import read_tree, write_tree
+from .helpers import default_sigint, read_tree, write_tree
 from .test_incremental import _Lines
 
 FENCE = "```"
@@ -292,6 +292,7 @@ def _spawn(project: Path, chat: ChatServer, *args: str, stderr: int = subprocess
         stdout=subprocess.PIPE,
         stderr=stderr,
         env=env,
+        preexec_fn=default_sigint,
     )
 
 

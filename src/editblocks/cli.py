@@ -9,6 +9,7 @@ import tempfile
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import Any
 
 import click
 from click.core import ParameterSource
@@ -17,6 +18,7 @@ from rich.console import Console
 from . import __version__
 from .apply import apply_edits
 from .drift import FolderBase
+from .errors import UsageError
 from .formats import FORMATS
 from .journal import history as undo_history
 from .journal import undo as undo_last
@@ -30,10 +32,21 @@ MAX_REPLY_BYTES = 50 * 1024 * 1024
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
-class UsageError(click.ClickException):
-    """A bad invocation or an unusable reply: message on stderr, exit code 2."""
+class _ClickUsageError(click.ClickException):
+    """:class:`~editblocks.errors.UsageError` as click reports it: message on stderr, exit code 2."""
 
     exit_code = EXIT_USAGE
+
+
+class _Commands(click.Group):
+    """The command group: a usage error raised by any command (or the faces below it) is
+    reported by click with exit status 2."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except UsageError as exc:
+            raise _ClickUsageError(str(exc)) from None
 
 
 def _stdout() -> Console:
@@ -116,7 +129,7 @@ def _refuse_with_review(*names: str) -> None:
         raise UsageError(f"--review cannot be combined with {', '.join(given)}")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="editblocks")
 def main() -> None:
     """Apply the edit blocks of a language model's reply to files, safely, and say what happened."""

@@ -15,6 +15,7 @@ from typing import Any
 import click
 from rich.console import Console
 
+from .errors import UsageError
 from .incremental import ApplyStream
 from .progress import ProgressPrinter, RunDisplay, print_run_summary
 from .streaming import ReplyDecodeError
@@ -25,9 +26,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ENDPOINT, EXIT_INTERRUPTED = 0, 1, 2, 3, 
 READ_SIZE = 65536
 
 
-def _usage_error(message: str) -> click.ClickException:
-    from .cli import UsageError
-
+def _usage_error(message: str) -> UsageError:
     return UsageError(message)
 
 

@@ -12,13 +12,10 @@ from pathlib import Path
 
 import click
 
+from .errors import UsageError
 from .syntax.summary import CHARS_PER_TOKEN, DEFAULT_MAX_TOKENS
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
-
-
-class _UsageError(click.ClickException):
-    exit_code = EXIT_USAGE
 
 
 def _note(message: str) -> None:
@@ -53,20 +50,20 @@ def context_cmd(
     from .workspace import Workspace, WorkspaceError
 
     if not line_numbers_wanted and pattern is None:
-        raise _UsageError("say which lines: --line N or --grep PATTERN")
+        raise UsageError("say which lines: --line N or --grep PATTERN")
     if not Path(root).is_dir():
-        raise _UsageError(f"root folder not found: {root}")
+        raise UsageError(f"root folder not found: {root}")
     if pattern is not None:
         try:
             re.compile(pattern)
         except re.error as exc:
-            raise _UsageError(f"--grep: not a valid regular expression: {exc}") from None
+            raise UsageError(f"--grep: not a valid regular expression: {exc}") from None
     try:
         workspace = Workspace(root)
         rel = _under_root(file, workspace.root)
         text = workspace.read(rel).text
     except WorkspaceError as exc:
-        raise _UsageError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     result = file_context(
         text, rel, lines=line_numbers_wanted, grep=pattern, ignore_case=ignore_case, pad=pad, line_numbers=line_numbers
     )
@@ -103,11 +100,11 @@ def summary_cmd(paths: tuple[str, ...], root: str, max_tokens: int, exclude: tup
     from .syntax.summary import summarize
 
     if not Path(root).is_dir():
-        raise _UsageError(f"root folder not found: {root}")
+        raise UsageError(f"root folder not found: {root}")
     try:
         result = summarize(list(paths) or None, root, max_tokens or None, exclude=exclude)
     except (ValueError, FileNotFoundError) as exc:
-        raise _UsageError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     if as_json:
         payload = {
             "files": dict(result.files),
@@ -132,4 +129,4 @@ def _under_root(path: str, root: Path) -> str:
     try:
         return p.resolve().relative_to(root).as_posix()
     except ValueError:
-        raise _UsageError(f"{path} is not inside the root folder {root}") from None
+        raise UsageError(f"{path} is not inside the root folder {root}") from None

@@ -25,6 +25,7 @@ import os
 from dataclasses import dataclass, field, replace
 
 from .apply import ApplyOptions, BlockApplier
+from .errors import EditblocksError
 from .formats import FORMATS, get_format
 from .matching import find_all
 from .models import ApplyResult, EditBlock, EditStatus
@@ -32,7 +33,7 @@ from .parsing import parse_response, split_reply
 from .workspace import Workspace, WorkspaceError
 
 
-class ConversionError(ValueError):
+class ConversionError(EditblocksError, ValueError):
     """The reply cannot be converted (an unknown format, or blocks the target cannot express)."""
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .diffs import unified_diff
+from .errors import EditblocksError
 from .incremental import ApplyStream, StreamEvent
 from .models import ApplyResult, EditBlock, EditResult, EditStatus
 from .prompts import build_messages
@@ -45,7 +46,7 @@ MISSING_KEY = (
 MISSING_MODEL = f"no model given: pass the model's name (--model NAME), or set {MODEL_ENV}"
 
 
-class RunError(Exception):
+class RunError(EditblocksError):
     """The loop cannot start: the ``run`` extra, the API key or the model is missing."""
 
 

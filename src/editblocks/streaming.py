@@ -32,6 +32,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import EditblocksError
 from .models import EditBlock, ParsedResponse, ParseWarning
 from .parsing import ReplyReader
 
@@ -157,7 +158,7 @@ class _EventReader(ReplyReader):
         self.events.append(BlockAbandoned(path, format, line))
 
 
-class ReplyDecodeError(ValueError):
+class ReplyDecodeError(EditblocksError, ValueError):
     """The reply's bytes are not UTF-8 (nor, for a whole reply, one legacy encoding throughout).
 
     Nothing of such a reply is applied: a replacement character the model did not write is

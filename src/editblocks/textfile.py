@@ -14,6 +14,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from .errors import BinaryFileError, EditblocksError
+
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),
     (codecs.BOM_UTF32_BE, "utf-32-be"),
@@ -29,11 +31,7 @@ _NEAR = 0.1
 """How close (in charset-normalizer's chaos and coherence, 0 to 1) counts as about equally likely."""
 
 
-class BinaryFileError(ValueError):
-    """The bytes are binary, or not text in any encoding that could be recognised."""
-
-
-class UnwritableTextError(ValueError):
+class UnwritableTextError(EditblocksError, ValueError):
     """The edited text cannot be written in the file's encoding."""
 
 

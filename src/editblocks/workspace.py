@@ -22,6 +22,7 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 from . import textfile
+from .errors import BinaryFileError, ConflictError, FileMissingError, PathError, TooLargeError, WorkspaceError
 from .textfile import TextFile, UnwritableTextError, dominant_newline
 
 DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024
@@ -77,36 +78,12 @@ __all__ = [
 ]
 
 
-class WorkspaceError(Exception):
-    """A path or file that cannot be used; the message says why."""
-
-
-class PathError(WorkspaceError):
-    """A path that is not allowed (outside the root, absolute, into .git, ...)."""
-
-
-class FileMissingError(WorkspaceError):
-    """The file does not exist."""
-
-
-class BinaryFileError(WorkspaceError):
-    """The file is binary or not decodable text."""
-
-
-class TooLargeError(WorkspaceError):
-    """A reply or file larger than the configured limit."""
-
-
-class ConflictError(WorkspaceError):
-    """The file on disk is not what it was expected to be (it changed since it was read)."""
-
-
 def decode(data: bytes, path: str = "") -> tuple[str, str, bytes]:
     """(text, encoding, bom) of file bytes; raises :class:`BinaryFileError` for binary data."""
     try:
         return textfile.decode(data, path)
-    except textfile.BinaryFileError as exc:
-        raise BinaryFileError(str(exc)) from None
+    except BinaryFileError:
+        raise
 
 
 def check_reply_size(text: str, limit: int = DEFAULT_MAX_REPLY_BYTES) -> None:
@@ -427,8 +404,8 @@ class Workspace:
         rel, data, mode = self.read_bytes(path)
         try:
             return TextFile.from_bytes(rel, data, mode)
-        except textfile.BinaryFileError as exc:
-            raise BinaryFileError(str(exc)) from None
+        except BinaryFileError:
+            raise
 
     def write(self, file: TextFile, text: str) -> None:
         """Write ``text`` to ``file`` atomically: a temporary file beside it, fsync, rename."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ..errors import EditblocksError
 from .base import EditFormat, LineParser
 from .cline import ClineFormat
 from .edit_v2 import EditV2Format
@@ -60,7 +61,7 @@ def loud_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     return found
 
 
-class UnknownFormatError(ValueError):
+class UnknownFormatError(EditblocksError, ValueError):
     """The format name is not registered."""
 
 

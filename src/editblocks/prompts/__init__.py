@@ -27,6 +27,7 @@ import re
 from collections.abc import Iterable, Mapping
 from importlib import resources
 
+from ..errors import EditblocksError
 from ..formats import get_format
 from ..formats.common import choose_fence
 
@@ -44,7 +45,7 @@ _ROLE = re.compile(r"^<!-- role: (system|user|assistant) -->[ \t]*\n?", re.MULTI
 _SLOT = re.compile(r"\{\{(\w+)\}\}")
 
 
-class MissingPromptError(LookupError):
+class MissingPromptError(EditblocksError, LookupError):
     """The package holds no prompt text for this format."""
 
 
