@@ -651,14 +651,21 @@ class _Loop:
         self.summary.rounds.append(self.round)
         self.parts = []
         self._complete_end = 0
-        self.stream = ApplyStream(**self.stream_options)
+        self.stream = None
         try:
+            self.stream = ApplyStream(**self.stream_options)
             if self.carried:
                 self.stream.replay(self.carried)
             if self.prefix:
                 self._feed(self.prefix, show=False)
+        except Exception as exc:
+            if not _is_round_error(exc):
+                self._abort()
+                raise
+            self.fail(exc)
+            return None
         except BaseException:
-            self.stream.abort()
+            self._abort()
             raise
         self.emit(RoundStarted(number, list(self.outgoing), continuation=self.continuing))
         return self.outgoing
