@@ -209,10 +209,13 @@ def print_run_summary(console: Console, summary: object, *, show_diffs: bool = T
                 console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default", word_wrap=True))
     console.rule("[bold]summary")
     requests = len(summary.rounds)
-    retries = summary.retries
+    retries, continuations = summary.retries, summary.continuations
+    notes = [f"{retries} with feedback on failed blocks"] if retries else []
+    if continuations:
+        notes.append(f"{continuations} to continue a reply cut off at the output limit")
     console.print(
         f"model {escape(summary.model)}: {requests} request{'s' if requests != 1 else ''}"
-        + (f" ({retries} with feedback on failed blocks)" if retries else ""),
+        + (f" ({', '.join(notes)})" if notes else ""),
         highlight=False,
     )
     applied, failed, skipped = len(summary.applied), len(summary.failed), len(summary.skipped)
