@@ -687,7 +687,6 @@ class _Loop:
             self.round.finish_reason = finish_reason
         if text:
             self.parts.append(text)
-            self.round.reply += text
             self.emit(ReplyChunk(self.round.number, text))
             self._feed(text, show=True)
 
@@ -695,7 +694,8 @@ class _Loop:
         """The reply has ended: write it, or ask for the rest of a reply cut at the output limit."""
         round_, stream = self.round, self.stream
         assert round_ is not None and stream is not None
-        joined = self.prefix + "".join(self.parts)
+        round_.reply = "".join(self.parts)
+        joined = self.prefix + round_.reply
         if round_.finish_reason == "length":
             stream.abort()
             self._continue(round_, joined, stream.blocks)
@@ -764,6 +764,8 @@ class _Loop:
     def _abort(self) -> None:
         if self.stream is not None:
             self.stream.abort()
+        if self.round is not None:
+            self.round.reply = "".join(self.parts)
         self.done = True
 
 
