@@ -30,7 +30,8 @@ class Scripted:
     ``once`` answers a ``status`` other than 200 for this request only (with ``headers``, e.g.
     ``retry-after-ms``). After that many pieces: ``cut_after`` closes the connection in the middle
     of the chunked body, ``malformed_after`` sends an event that is not JSON, ``stall_after``
-    sends nothing for ``stall`` seconds before going on. ``finish_reason`` ends the reply.
+    sends nothing for ``stall`` seconds before going on. ``wait`` seconds pass before the answer
+    starts (before its headers). ``finish_reason`` ends the reply.
     """
 
     pieces: Sequence[str] = ()
@@ -47,6 +48,7 @@ class Scripted:
     stall_after: int | None = None
     stall: float = 0.0
     finish_reason: str = "stop"
+    wait: float = 0.0
 
 
 @dataclass
@@ -94,6 +96,8 @@ class ChatServer:
                 if self.path.rstrip("/") != "/v1/chat/completions":
                     return self._error(404, f"no route {self.path}")
                 reply = server._next()
+                if reply.wait:
+                    time.sleep(reply.wait)
                 if reply.status != 200:
                     return self._error(reply.status, "the scripted server failed on purpose", reply.headers)
                 self.send_response(200)

@@ -141,6 +141,16 @@ def test_a_stalled_stream_ends_at_the_timeout(project: Path, chat: ChatServer) -
     assert read_tree(project) == before
 
 
+def test_an_endpoint_that_never_answers_ends_at_the_timeout(project: Path, chat: ChatServer) -> None:
+    before = read_tree(project)
+    chat.script(Scripted([GOOD], wait=6))
+    started = time.monotonic()
+    summary = run_request("Make it safe.", ["stats.py"], root=project, model="scripted", client=make_client(max_retries=0), timeout=1)
+    assert time.monotonic() - started < 4
+    assert summary.error is not None and "did not answer in time (within 1 s, --timeout)" in summary.error
+    assert read_tree(project) == before
+
+
 def test_the_cancel_hook_stops_a_stalled_stream_at_once(project: Path, chat: ChatServer) -> None:
     before = read_tree(project)
     chat.script(Scripted([GOOD, FIXED], stall_after=1, stall=6))
