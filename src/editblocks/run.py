@@ -771,13 +771,12 @@ class _Loop:
 
 def _through_line(text: str, line: int) -> str:
     """``text`` up to the end of its 1-based ``line``, and the fence line closing a block there."""
-    lines = text.splitlines(keepends=True)
-    end = line
-    if end < len(lines) and lines[end].strip().startswith(("```", "~~~")) and lines[end].endswith("\n"):
-        if lines[end].strip().strip("`~") == "":
-            end += 1
-    kept = "".join(lines[:end])
-    return kept if kept.endswith("\n") or not kept else kept + "\n"
+    lines = text.split("\n")
+    end = min(line, len(lines) - 1)  # the last item is not a complete line
+    fence = lines[end].strip() if end < len(lines) - 1 else ""
+    if fence[:3] in ("```", "~~~") and not fence.strip("`~"):
+        end += 1
+    return "".join(f"{kept}\n" for kept in lines[:end])
 
 
 def _cut_off(exc: BaseException, base_url: str | None, blocks: int, timeout: float | None) -> str:
