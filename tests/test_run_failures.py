@@ -162,6 +162,11 @@ def test_the_cancel_hook_stops_a_stalled_stream_at_once(project: Path, chat: Cha
     assert summary.cancelled and summary.interrupted and not summary.ok
     assert summary.to_dict()["cancelled"] is True
     assert read_tree(project) == before
+    # A callable works too.
+    chat.script(Scripted([GOOD]))
+    summary = run_request("Make it safe.", ["stats.py"], root=project, model="scripted", cancel=lambda: True)
+    assert summary.cancelled and summary.blocks == 0
+    assert read_tree(project) == before
 
 
 # -- a reply cut off at the output limit -------------------------------------------------------------

@@ -577,6 +577,9 @@ class _ThreadedReply:
             self._queue.put(("end", None))
         except BaseException as exc:  # handed to the caller
             self._queue.put(("error", exc))
+        finally:
+            if self._stop.is_set():
+                self.close()  # the caller stopped waiting: hang up rather than read the rest
 
     def chunks(self, cancelled: Callable[[], bool]) -> Iterator[Any]:
         """The reply's chunks; raises :class:`_StreamFailure` or :class:`_Cancelled`."""
