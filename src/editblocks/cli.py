@@ -541,7 +541,7 @@ def prompt(files: tuple[str, ...], fmt: str, root: str, read_only: tuple[str, ..
 @main.command("run")
 @click.argument("request")
 @click.argument("files", nargs=-1)
-@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="diff", show_default=True, help="Edit format the model is asked for.")
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="diff", show_default=True, help="Edit format the model is asked for (a reply in another format is read too, per block).")
 @click.option("--model", default=None, help="Model name (default: $EDITBLOCKS_MODEL, else $OPENAI_MODEL).")
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (default: $OPENAI_BASE_URL, else OpenAI's).")
 @click.option("--api-key", default=None, help="API key (default: $OPENAI_API_KEY; prefer the variable, a command line is visible to other users).")
