@@ -10,6 +10,7 @@ Every request body is recorded.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections.abc import Sequence
@@ -25,6 +26,12 @@ class Scripted:
     ``status`` other than 200 answers that HTTP error with an OpenAI-style error body, for this
     request and every later one. ``error_after`` sends an error event after that many pieces
     instead of the rest. ``usage`` False leaves out the usage event.
+
+    ``once`` answers a ``status`` other than 200 for this request only (with ``headers``, e.g.
+    ``retry-after-ms``). After that many pieces: ``cut_after`` closes the connection in the middle
+    of the chunked body, ``malformed_after`` sends an event that is not JSON, ``stall_after``
+    sends nothing for ``stall`` seconds before going on. ``wait`` seconds pass before the answer
+    starts (before its headers). ``finish_reason`` ends the reply.
     """
 
     pieces: Sequence[str] = ()
@@ -34,6 +41,14 @@ class Scripted:
     usage: bool = True
     prompt_tokens: int = 100
     completion_tokens: int = 20
+    once: bool = False
+    headers: dict[str, str] = field(default_factory=dict)
+    cut_after: int | None = None
+    malformed_after: int | None = None
+    stall_after: int | None = None
+    stall: float = 0.0
+    finish_reason: str = "stop"
+    wait: float = 0.0
 
 
 @dataclass
@@ -60,7 +75,7 @@ class ChatServer:
         if not self.replies:
             return Scripted(status=500)
         reply = self.replies[0]
-        if reply.status == 200:
+        if reply.status == 200 or reply.once:
             self.replies.pop(0)
         return reply
 
@@ -81,8 +96,10 @@ class ChatServer:
                 if self.path.rstrip("/") != "/v1/chat/completions":
                     return self._error(404, f"no route {self.path}")
                 reply = server._next()
+                if reply.wait:
+                    time.sleep(reply.wait)
                 if reply.status != 200:
-                    return self._error(reply.status, "the scripted server failed on purpose")
+                    return self._error(reply.status, "the scripted server failed on purpose", reply.headers)
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Transfer-Encoding", "chunked")
@@ -111,11 +128,20 @@ class ChatServer:
                         if reply.error_after is not None and i >= reply.error_after:
                             event({"error": {"message": "the scripted server broke off the reply", "type": "server_error"}})
                             break
+                        if reply.cut_after is not None and i >= reply.cut_after:
+                            self.connection.shutdown(socket.SHUT_RDWR)
+                            self.close_connection = True
+                            return
+                        if reply.malformed_after is not None and i >= reply.malformed_after:
+                            event('{"id": "chatcmpl-scripted", "choices": [{"index": 0, "delta": {"content": "x"')
+                            break
+                        if reply.stall_after is not None and i == reply.stall_after:
+                            time.sleep(reply.stall)
                         if reply.delay and i:
                             time.sleep(reply.delay)
                         event(chunk({"content": piece}))
                     else:
-                        event(chunk({}, "stop"))
+                        event(chunk({}, reply.finish_reason))
                         if reply.usage and (body.get("stream_options") or {}).get("include_usage"):
                             event(
                                 {
@@ -134,12 +160,14 @@ class ChatServer:
                     event("[DONE]")
                     self.wfile.write(b"0\r\n\r\n")
                     self.wfile.flush()
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client went away (e.g. stopped by Ctrl-C)
+                except (BrokenPipeError, ConnectionResetError, OSError):
+                    pass  # the client went away (e.g. stopped by Ctrl-C, or timed out)
 
-            def _error(self, status: int, message: str) -> None:
+            def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
                 data = json.dumps({"error": {"message": message, "type": "server_error", "code": None}}).encode()
                 self.send_response(status)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.send_header("Connection", "close")

@@ -122,10 +122,13 @@ def test_cli_run_shows_blocks_live_and_a_summary(project: Path, chat: ChatServer
     code, out = cli("run", "Make the stats helpers safe.", "stats.py", "--root", str(project), "--model", "scripted")
     assert code == 0, out
     assert (project / "stats.py").read_text() == EXPECTED
-    assert "==> block 1 stats.py: applied" in out
+    assert "==> block 1 stats.py: ready" in out
     assert "==> block 2 stats.py: failed" in out
     assert "retry 1 of 3" in out
-    assert out.index("==> block 1 stats.py: applied") < out.index("Then run:")  # before the reply went on
+    assert out.index("==> block 1 stats.py: ready") < out.index("Then run:")  # before the reply went on
+    # "written" once the reply has ended and its files are written, not before.
+    assert out.index("Then run:") < out.index("==> block 1 stats.py: written") < out.index("retry 1 of 3")
+    assert "stats.py: applied" not in out
     assert "blocks: 2 applied, 0 failed, 0 skipped" in out
     assert "tokens used: 240 (prompt 200, completion 40)" in out
     assert "files changed: stats.py" in out
@@ -209,7 +212,7 @@ def test_usage_unknown_when_the_endpoint_does_not_report_it(project: Path, chat:
     code, out = cli("run", "Make it safe.", "stats.py", "--root", str(project), "--model", "scripted", "--json")
     assert code == 0, out
     data = json.loads(out)
-    assert data["tokens"] is None and data["applied"] == 1 and data["files_changed"] == ["stats.py"]
+    assert data["tokens"] is None and len(data["applied"]) == 1 and data["files_changed"] == ["stats.py"]
     chat.script(Scripted([FIXED], usage=False))
     code, out = cli("run", "Make it safe.", "stats.py", "--root", str(project), "--model", "scripted")
     assert "tokens used: unknown" in out
@@ -217,7 +220,7 @@ def test_usage_unknown_when_the_endpoint_does_not_report_it(project: Path, chat:
 
 def test_a_reply_without_blocks(project: Path, chat: ChatServer) -> None:
     chat.script("Which function do you mean?")
-    code, out = cli("run", "Make it safe.", "stats.py", "--root", str(project), "--model", "scripted")
+    code, out = cli("run", "Make it safe.", "stats.py", "--root", str(project), "--model", "scripted", "--max-retries", "0")
     assert code == 1
     assert "the model's reply had no edit blocks" in out
     assert len(chat.requests) == 1
@@ -303,7 +306,7 @@ def test_ctrl_c_stops_cleanly_and_writes_nothing_of_the_reply(project: Path, cha
     proc = _spawn(project, chat)
     try:
         out = _Lines(proc.stdout)
-        out.wait_for("==> block 1 stats.py: applied")
+        out.wait_for("==> block 1 stats.py: ready")
         proc.send_signal(signal.SIGINT)
         code = proc.wait(timeout=20)
         rest = " ".join(out.rest())
@@ -336,7 +339,7 @@ def test_review_streams_the_reply_into_the_browser_view(project: Path, chat: Cha
         proc.wait()
     assert code == 1  # block 2 of the reply would fail
     text = " ".join(out.lines)
-    assert "==> block 1 stats.py: applied" in text and "==> block 2 stats.py: failed" in text
+    assert "==> block 1 stats.py: ready" in text and "==> block 2 stats.py: failed" in text
     assert len(chat.requests) == 1  # no retries: the person applies from the page
     assert read_tree(project) == before
 

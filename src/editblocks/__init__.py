@@ -70,7 +70,7 @@ __all__ += [
 
 # Applying a reply while it arrives, and the loop against a model (``editblocks run``).
 from .incremental import ApplyStream, BlockApplied, apply_stream  # noqa: E402
-from .run import RunError, RunSummary, run_request  # noqa: E402
+from .run import RunError, RunSummary, arun_request, run_request  # noqa: E402
 
 __all__ += [
     "ApplyStream",
@@ -78,6 +78,7 @@ __all__ += [
     "RunError",
     "RunSummary",
     "apply_stream",
+    "arun_request",
     "run_request",
 ]
 

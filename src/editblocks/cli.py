@@ -579,12 +579,13 @@ def prompt(files: tuple[str, ...], fmt: str, root: str, read_only: tuple[str, ..
 @main.command("run")
 @click.argument("request")
 @click.argument("files", nargs=-1)
-@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="diff", show_default=True, help="Edit format the model is asked for.")
-@click.option("--model", default=None, help="Model name (default: $EDITBLOCKS_MODEL).")
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="diff", show_default=True, help="Edit format the model is asked for (a reply in another format is read too, per block).")
+@click.option("--model", default=None, help="Model name (default: $EDITBLOCKS_MODEL, else $OPENAI_MODEL).")
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (default: $OPENAI_BASE_URL, else OpenAI's).")
 @click.option("--api-key", default=None, help="API key (default: $OPENAI_API_KEY; prefer the variable, a command line is visible to other users).")
 @click.option("--max-retries", type=click.IntRange(min=0), default=3, show_default=True, help="How often failed blocks are sent back for corrections (not with --review).")
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing (not with --review).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=120, show_default=True, metavar="SECONDS", help="Give up on the endpoint when it sends nothing for this long (exit 3).")
 @click.option("--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder FILES are read and edited under.")
 @click.option("--read-only", "read_only", multiple=True, metavar="FILE", help="A file the model may read but not edit (repeatable).")
 @click.option("--match", "match_level", type=click.Choice(["exact", "tolerant", "fuzzy", "ast"]), default=None, help="How tolerant locating edits is.")
@@ -593,15 +594,17 @@ def prompt(files: tuple[str, ...], fmt: str, root: str, read_only: tuple[str, ..
 @click.option("--json", "as_json", is_flag=True, help="Print only the summary, as JSON.")
 @_no_delete_option
 @_review_port_option
-def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, base_url: str | None, api_key: str | None, max_retries: int, dry_run: bool, root: str, read_only: tuple[str, ...], match_level: str | None, review: bool, no_diff: bool, as_json: bool, no_delete: bool = False, port: int | None = None) -> None:
+def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, base_url: str | None, api_key: str | None, max_retries: int, dry_run: bool, timeout: float, root: str, read_only: tuple[str, ...], match_level: str | None, review: bool, no_diff: bool, as_json: bool, no_delete: bool = False, port: int | None = None) -> None:
     """Ask a model for REQUEST (- reads it from standard input) on FILES, apply its edit blocks
     as they arrive, and send failed blocks back for corrections.
 
     Talks to any OpenAI-compatible chat-completions endpoint; needs the run extra:
     pip install 'editblocks[run]'. Each reply is written when it has ended; Ctrl-C stops,
-    writing nothing of the reply being received. Shell commands the model suggests are listed,
-    never run. Exit status: 0 when every block applied, 1 when blocks still failed (or the reply
-    had none), 2 for a usage error, 3 when the endpoint failed, 130 after Ctrl-C.
+    writing nothing of the reply being received. A reply cut off at the model's output limit is
+    continued, and written once complete. Shell commands the model suggests are listed, never
+    run. Exit status: 0 when every block applied, 1 when blocks still failed (or the reply had
+    none, or never completed), 2 for a usage error, 3 when the endpoint or its stream failed
+    (or sent nothing for --timeout seconds), 130 after Ctrl-C.
     """
     from .cli_live import run_command
 
@@ -613,7 +616,7 @@ def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, b
         run_command(
             request, files, root=root, fmt=fmt, model=model, base_url=base_url, api_key=api_key, max_retries=max_retries,
             dry_run=dry_run, read_only=read_only, match=match_level, review=review, no_diff=no_diff, as_json=as_json,
-            allow_delete=not no_delete, port=port,
+            allow_delete=not no_delete, port=port, timeout=timeout,
         )
     )
 

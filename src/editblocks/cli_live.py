@@ -163,11 +163,13 @@ def run_command(
     as_json: bool,
     allow_delete: bool = True,
     port: int | None = None,
+    timeout: float | None = None,
 ) -> int:
     """``editblocks run``: returns the exit status. ``allow_delete=False`` (``--no-delete``) fails
     the blocks that delete or move files, here and on the review page; ``port`` is the review
-    page's (see :class:`~editblocks.web.server.ReviewServer`)."""
-    from .run import MODEL_ENV, ReplyChunk, RoundFinished, RunError, make_client, run_request
+    page's (see :class:`~editblocks.web.server.ReviewServer`); ``timeout`` the seconds the
+    endpoint may send nothing (default :data:`~editblocks.run.DEFAULT_TIMEOUT`)."""
+    from .run import DEFAULT_TIMEOUT, ReplyChunk, RoundFinished, RunError, make_client, resolve_model, run_request
 
     if not Path(root).is_dir():
         raise _usage_error(f"root folder not found: {root}")
@@ -175,13 +177,9 @@ def run_command(
         request = sys.stdin.read() if sys.stdin is not None else ""
     if not request.strip():
         raise _usage_error("the request is empty")
-    model = model or os.environ.get(MODEL_ENV)
     try:
         client = make_client(api_key, base_url)
-        if not model:
-            from .run import MISSING_MODEL
-
-            raise RunError(MISSING_MODEL)
+        model = resolve_model(model)
     except RunError as exc:
         raise _usage_error(str(exc)) from None
 
@@ -228,6 +226,7 @@ def run_command(
             read_only=[_under_root(root, f) for f in read_only],
             match=match,
             allow_delete=allow_delete,
+            timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
             on_event=on_event,
         )
     except (WorkspaceError, ValueError) as exc:

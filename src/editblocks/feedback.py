@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .formats.common import choose_fence
-from .models import ApplyResult, EditResult, EditStatus, ParseWarning
+from .models import ApplyResult, EditBlock, EditResult, EditStatus, ParseWarning
 
 MAX_QUOTED_LINES = 20
 MAX_TOTAL_QUOTED_LINES = 120
@@ -41,6 +41,12 @@ def feedback_message(result: ApplyResult) -> str:
         section, used = _failed_section(i, r, budget)
         budget -= used
         parts.append(section)
+    changed = _changed_sections(result, {r.file_path for _, r in failed}, budget)
+    if changed:
+        parts.append(
+            "The lines the blocks that applied changed in these files, as they are now "
+            "(a corrected block must match them, not the old text):\n" + "\n".join(changed)
+        )
     if skipped:
         lines = [f"- block {i} ({r.file_path}): {r.reason}" for i, r in skipped]
         parts.append("Skipped, send again once the failed block before it is fixed:\n" + "\n".join(lines))
@@ -89,3 +95,45 @@ def _failed_section(index: int, r: EditResult, budget: int) -> tuple[str, int]:
         f"{fence}\n{text}{fence}",
         len(lines),
     )
+
+
+def _changed_sections(result: ApplyResult, files: set[str], budget: int) -> list[str]:
+    """For each applied block of a file that also has a failed block: its lines as they are now,
+    numbered (after a partly applied reply the file is no longer what the model saw)."""
+    from .apply import _numbered_regions
+
+    out: list[str] = []
+    for i, r in enumerate(result.results, 1):
+        if budget <= 0:
+            break
+        if r.status is not EditStatus.APPLIED or r.file_path not in files:
+            continue
+        text = result.after.get(r.file_path)
+        start = _current_line(text, r.block) if text else None
+        if text is None or start is None:
+            continue
+        count = min(max((r.block.anchor + r.block.new_lines + r.block.trailing_anchor).count("\n"), 1), MAX_QUOTED_LINES, budget)
+        shown = _numbered_regions(text, [start], count)[0]
+        budget -= shown.count("\n")
+        fence = choose_fence(shown)
+        out.append(f"Block {i} changed {r.file_path} at line {start} (current, numbered):\n{fence}\n{shown}{fence}")
+    return out
+
+
+def _current_line(text: str, block: EditBlock) -> int | None:
+    """The 1-based line of ``text`` where ``block``'s replacement stands (None when not found once)."""
+    new = block.anchor + block.new_lines + block.trailing_anchor
+    if not new.strip():
+        return None
+    at = text.find(new)
+    if at >= 0 and text.find(new, at + 1) < 0 and (at == 0 or text[at - 1] == "\n"):
+        return text.count("\n", 0, at) + 1
+    # Placed with other indentation (a tolerant match): compare the lines without it.
+    wanted = [line.strip() for line in new.split("\n")[:-1] if line.strip()]
+    lines = text.split("\n")
+    found = [
+        n + 1
+        for n, line in enumerate(lines)
+        if line.strip() == wanted[0] and [x.strip() for x in lines[n : n + len(wanted) * 2] if x.strip()][: len(wanted)] == wanted
+    ]
+    return found[0] if len(found) == 1 else None

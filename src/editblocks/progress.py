@@ -23,8 +23,9 @@ STATUS_STYLE = {
 }
 
 
-def describe(result: EditResult) -> str:
-    """``applied (exact, line 12)``, ``failed: <reason>``, ``skipped: already applied``."""
+def describe(result: EditResult, applied: str = "applied") -> str:
+    """``applied (exact, line 12)``, ``failed: <reason>``, ``skipped: already applied``;
+    ``applied`` is the word for an applied block (``ready`` while its reply is not written yet)."""
     if result.status is EditStatus.APPLIED:
         how = [result.strategy or ""]
         if result.score is not None:
@@ -32,28 +33,30 @@ def describe(result: EditResult) -> str:
         if result.estimated_line is not None:
             how.append(f"line {result.estimated_line}")
         detail = ", ".join(h for h in how if h)
-        text = f"applied ({detail})" if detail else "applied"
+        text = f"{applied} ({detail})" if detail else applied
         if result.notes:
             text += "; " + "; ".join(result.notes)
         return text
     return f"{result.status.value}: {result.reason or 'no reason given'}"
 
 
-def status_markup(index: int, result: EditResult, *, prefix: str = "") -> str:
+def status_markup(index: int, result: EditResult, *, prefix: str = "", applied: str = "applied") -> str:
     style = STATUS_STYLE[result.status]
-    return f"{prefix}[{style}]block {index}[/] {escape(result.file_path)}: [{style}]{escape(describe(result))}[/]"
+    return f"{prefix}[{style}]block {index}[/] {escape(result.file_path)}: [{style}]{escape(describe(result, applied))}[/]"
 
 
 class ProgressPrinter:
     """Prints the events of a reply being applied (see :class:`editblocks.incremental.ApplyStream`).
 
     With ``show_reply`` the reply's text is printed too, a line at a time, each block's status
-    line following the reply line that completes the block.
+    line following the reply line that completes the block. ``applied`` is the word shown for a
+    block that applied in memory (``editblocks run`` says ``ready``: nothing is written yet).
     """
 
-    def __init__(self, console: Console, *, show_reply: bool = False) -> None:
+    def __init__(self, console: Console, *, show_reply: bool = False, applied: str = "applied") -> None:
         self.console = console
         self.show_reply = show_reply
+        self.applied = applied
         self.statuses: dict[int, tuple[EditStatus, str | None]] = {}
         """Each block's status and reason as shown live, by its number in the reply."""
         self._pending = ""
@@ -103,7 +106,7 @@ class ProgressPrinter:
             self.flush_lines(event.block.end_line or None)
             res = event.result
             self.statuses[event.index] = (res.status, res.reason)
-            self.console.print(status_markup(event.index, res, prefix="  ==> "), highlight=False)
+            self.console.print(status_markup(event.index, res, prefix="  ==> ", applied=self.applied), highlight=False)
         elif isinstance(event, ParseWarningEvent):
             self.flush_lines(event.line or None)
             self.warnings += 1
@@ -140,7 +143,7 @@ class RunDisplay:
         self.printer = ProgressPrinter(console, show_reply=show_reply)
 
     def __call__(self, event: object) -> None:
-        from .run import FeedbackSent, ReplyChunk, RoundFinished, RoundStarted
+        from .run import ContinuationSent, FeedbackSent, ReplyChunk, RoundFinished, RoundStarted
 
         console = self.console
         if isinstance(event, ReplyChunk):
@@ -148,8 +151,10 @@ class RunDisplay:
             self.printer.flush_lines()
             self.printer.reply_text(event.text)
         elif isinstance(event, RoundStarted):
-            self.printer = ProgressPrinter(console, show_reply=self.show_reply)
-            if event.round == 1:
+            self.printer = ProgressPrinter(console, show_reply=self.show_reply, applied="ready")
+            if event.continuation:
+                title = "asking the model to continue its cut-off reply"
+            elif event.round == 1:
                 title = f"asking {self.model}" if self.model else "asking the model"
             else:
                 title = f"retry {event.round - 1} of {self.max_retries}: asking for corrected blocks"
@@ -161,11 +166,24 @@ class RunDisplay:
             self.printer.close()
             result = event.result
             self.printer.changed_after_writing(result.results)
+            if not result.dry_run:
+                for i, res in enumerate(result.results, start=1):
+                    if res.status is EditStatus.APPLIED and res.file_path in result.files_modified:
+                        console.print(status_markup(i, res, prefix="  ==> ", applied="written"), highlight=False)
             verb = "would change" if result.dry_run else "written"
             files = ", ".join(result.files_modified) or "none"
             console.print(
                 f"reply {event.round}: {len(result.applied)} applied, {len(result.failed)} failed, "
                 f"{len(result.skipped)} skipped; files {verb}: {escape(files)}",
+                highlight=False,
+            )
+        elif isinstance(event, ContinuationSent):
+            self.printer.end_reply()
+            self.printer.close()
+            blocks = f"{event.blocks} complete block{'' if event.blocks == 1 else 's'}"
+            console.print(
+                f"[bold yellow]reply {event.round} was cut off at the model's output limit[/] after {blocks}; "
+                "nothing of it was written",
                 highlight=False,
             )
         elif isinstance(event, FeedbackSent):
@@ -191,10 +209,13 @@ def print_run_summary(console: Console, summary: object, *, show_diffs: bool = T
                 console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default", word_wrap=True))
     console.rule("[bold]summary")
     requests = len(summary.rounds)
-    retries = summary.retries
+    retries, continuations = summary.retries, summary.continuations
+    notes = [f"{retries} with feedback on failed blocks"] if retries else []
+    if continuations:
+        notes.append(f"{continuations} to continue a reply cut off at the output limit")
     console.print(
         f"model {escape(summary.model)}: {requests} request{'s' if requests != 1 else ''}"
-        + (f" ({retries} with feedback on failed blocks)" if retries else ""),
+        + (f" ({', '.join(notes)})" if notes else ""),
         highlight=False,
     )
     applied, failed, skipped = len(summary.applied), len(summary.failed), len(summary.skipped)
@@ -229,6 +250,13 @@ def print_run_summary(console: Console, summary: object, *, show_diffs: bool = T
                 f"[red]gave up after {summary.retries} retr{'y' if summary.retries == 1 else 'ies'} (--max-retries)[/]",
                 highlight=False,
             )
+    elif summary.cut_off:
+        console.print(
+            "[red]the reply stopped at the model's output limit and never completed "
+            f"({summary.continuations} continuation{'' if summary.continuations == 1 else 's'} asked for, --max-retries): "
+            "nothing of it was written[/]",
+            highlight=False,
+        )
     elif summary.blocks == 0 and summary.error is None and not summary.interrupted:
         console.print("[yellow]the model's reply had no edit blocks[/]", highlight=False)
     if summary.shell_suggestions:
