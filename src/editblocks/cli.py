@@ -594,7 +594,8 @@ def prompt(files: tuple[str, ...], fmt: str, root: str, read_only: tuple[str, ..
 @click.option("--json", "as_json", is_flag=True, help="Print only the summary, as JSON.")
 @_no_delete_option
 @_review_port_option
-def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, base_url: str | None, api_key: str | None, max_retries: int, dry_run: bool, timeout: float, root: str, read_only: tuple[str, ...], match_level: str | None, review: bool, no_diff: bool, as_json: bool, no_delete: bool = False, port: int | None = None) -> None:
+@_no_token_option
+def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, base_url: str | None, api_key: str | None, max_retries: int, dry_run: bool, timeout: float, root: str, read_only: tuple[str, ...], match_level: str | None, review: bool, no_diff: bool, as_json: bool, no_delete: bool = False, port: int | None = None, no_token: bool = False) -> None:
     """Ask a model for REQUEST (- reads it from standard input) on FILES, apply its edit blocks
     as they arrive, and send failed blocks back for corrections.
 
@@ -609,6 +610,8 @@ def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, b
     from .cli_live import run_command
 
     _port_needs_review(port, review)
+    if no_token and not review:
+        raise UsageError("--no-token is for the review page: use it with --review")
     if review:
         # The page applies the blocks, once, when the person says so: no retries, no dry run here.
         _refuse_with_review("max_retries", "dry_run")
@@ -616,7 +619,7 @@ def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, b
         run_command(
             request, files, root=root, fmt=fmt, model=model, base_url=base_url, api_key=api_key, max_retries=max_retries,
             dry_run=dry_run, read_only=read_only, match=match_level, review=review, no_diff=no_diff, as_json=as_json,
-            allow_delete=not no_delete, port=port, timeout=timeout,
+            allow_delete=not no_delete, port=port, timeout=timeout, token=not no_token,
         )
     )
 

@@ -164,11 +164,13 @@ def run_command(
     allow_delete: bool = True,
     port: int | None = None,
     timeout: float | None = None,
+    token: bool = True,
 ) -> int:
     """``editblocks run``: returns the exit status. ``allow_delete=False`` (``--no-delete``) fails
     the blocks that delete or move files, here and on the review page; ``port`` is the review
     page's (see :class:`~editblocks.web.server.ReviewServer`); ``timeout`` the seconds the
-    endpoint may send nothing (default :data:`~editblocks.run.DEFAULT_TIMEOUT`)."""
+    endpoint may send nothing (default :data:`~editblocks.run.DEFAULT_TIMEOUT`); ``token=False``
+    serves the review page without its secret token (``--no-token``)."""
     from .run import DEFAULT_TIMEOUT, ReplyChunk, RoundFinished, RunError, make_client, resolve_model, run_request
 
     if not Path(root).is_dir():
@@ -193,7 +195,7 @@ def run_command(
         from .web.server import ReviewServer
 
         try:
-            server = ReviewServer(root, port=port, format=fmt, match=match, allow_delete=allow_delete).start()
+            server = ReviewServer(root, port=port, format=fmt, match=match, allow_delete=allow_delete, token=token).start()
         except (OSError, RuntimeError) as exc:
             raise _usage_error(f"cannot start the review page: {exc}") from None
         # Nothing is written here: the person applies the blocks from the page.

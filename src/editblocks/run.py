@@ -39,9 +39,9 @@ from typing import Any, Protocol
 from .diffs import unified_diff
 from .errors import EditblocksError
 from .incremental import ApplyStream, StreamEvent
-from .streaming import BlockCompleted
 from .models import ApplyResult, EditBlock, EditResult, EditStatus
 from .prompts import build_messages
+from .streaming import BlockCompleted
 
 API_KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -550,7 +550,7 @@ def _cancel_check(cancel: Cancel | None) -> Callable[[], bool]:
     if callable(is_set):
         return lambda: bool(is_set())
     if callable(cancel):
-        return lambda: bool(cancel())  # type: ignore[operator]
+        return lambda: bool(cancel())
     raise TypeError("cancel must be a threading.Event, an asyncio.Event or a callable returning True to stop")
 
 
