@@ -40,7 +40,7 @@ import time
 from collections.abc import Callable, Sequence
 
 import editblocks
-from editblocks.streaming import BlockCompleted, ParseWarningEvent, ShellSuggestion, StreamParser
+from editblocks.reading.stream import BlockCompleted, ParseWarningEvent, ShellSuggestion, StreamParser
 
 TARGET_RATIO = 2.0
 

@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_PATHS = ["src/editblocks/matching/", "src/editblocks/apply.py", "src/editblocks/workspace.py"]
+DEFAULT_PATHS = ["src/editblocks/matching/", "src/editblocks/pipeline/placer.py", "src/editblocks/files/workspace.py"]
 CORE_TESTS = [
     "tests/test_guards.py",
     "tests/test_verify.py",

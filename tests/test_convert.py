@@ -14,9 +14,9 @@ from click.testing import CliRunner
 import editblocks
 from editblocks import FORMATS, EditBlock, convert, convert_reply, parse_response
 from editblocks.cli import main
-from editblocks.convert import ConversionError, same_meaning
 from editblocks.formats import UnknownFormatError
-from editblocks.parsing import split_reply
+from editblocks.pipeline.conversion import ConversionError, same_meaning
+from editblocks.reading.reader import split_reply
 
 from .helpers import read_tree, write_tree
 

@@ -117,7 +117,7 @@ def test_a_registered_format_is_read_applied_and_converted(tmp_path: Path, perce
     mixed = REPLY + "\nnotes.txt\n```\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n```\n"
     assert [(b.format, b.file_path) for b in editblocks.parse_response(mixed).blocks] == [("percent", "calc.py"), ("diff", "notes.txt")]
     # Streamed in small pieces, the same block.
-    from editblocks.streaming import StreamParser
+    from editblocks.reading.stream import StreamParser
 
     stream = StreamParser()
     for i in range(0, len(REPLY), 3):

@@ -11,7 +11,7 @@ import editblocks
 from editblocks import EditBlock, StreamParser, parse_response
 from editblocks.formats import detect_format, get_format
 from editblocks.formats.whole import partial_reason
-from editblocks.streaming import BlockCompleted, BlockProgress
+from editblocks.reading.stream import BlockCompleted, BlockProgress
 
 from .helpers import apply_to
 

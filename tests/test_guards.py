@@ -16,9 +16,9 @@ import pytest
 
 import editblocks
 from editblocks import EditStatus
+from editblocks.files.workspace import Workspace, WorkspaceError
 from editblocks.matching import CHANGED_LINE_SIMILARITY, FUZZY_MARGIN, Match, MatchFailure, locate
 from editblocks.matching.fuzzy import line_similarity
-from editblocks.workspace import Workspace, WorkspaceError
 
 from .helpers import sr, v2
 

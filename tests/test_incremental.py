@@ -18,7 +18,7 @@ import pytest
 
 import editblocks
 from editblocks import ApplyStream, BlockApplied, BlockCompleted, EditStatus
-from editblocks.workspace import TooLargeError
+from editblocks.files.workspace import TooLargeError
 
 from .helpers import default_sigint, read_tree, sr, write_tree
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from editblocks.workspace import DEFAULT_MAX_REPLY_BYTES
+from editblocks.files.workspace import DEFAULT_MAX_REPLY_BYTES
 
 from .helpers import read_tree, sr, write_tree
 from .test_mcp import PROJECT, TIMEOUT, drive, http_server, http_session, log, needs_sdk, ok, project, refused, text_of  # noqa: F401  (fixtures)

@@ -468,7 +468,7 @@ def test_blocks_made_by_the_parsers_fast_path_are_ordinary_blocks() -> None:
 
 
 def test_parse_lines_refuses_lines_that_hold_line_endings() -> None:
-    from editblocks.parsing import parse_lines
+    from editblocks.reading.reader import parse_lines
 
     lines = ["a.py", "<<<<<<< SEARCH", "x", "=======", "y", ">>>>>>> REPLACE"]
     assert [b.file_path for b in parse_lines(lines).blocks] == ["a.py"]

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 import editblocks
 from editblocks import FORMATS, StreamParser, apply_edits, build_messages, parse_response
 from editblocks.cli import main
+from editblocks.files.workspace import WorkspaceError
 from editblocks.formats import UnknownFormatError
 from editblocks.prompts import (
     DEFAULT_FENCE,
@@ -26,8 +27,7 @@ from editblocks.prompts import (
     reminder,
     system_prompt,
 )
-from editblocks.streaming import BlockCompleted
-from editblocks.workspace import WorkspaceError
+from editblocks.reading.stream import BlockCompleted
 
 EXAMPLE = Path(__file__).parent / "prompt_example"
 PROMPT_FORMATS = ["diff", "diff-fenced", "editor-diff", "editor-diff-fenced", "edit-v2", "edit-v3", "file-sections", "patch", "udiff", "cline"]

@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from editblocks import EditBlock, StreamParser, convert_reply, parse_response
-from editblocks.convert import same_meaning
 from editblocks.formats import get_format
-from editblocks.streaming import BlockCompleted
+from editblocks.pipeline.conversion import same_meaning
+from editblocks.reading.stream import BlockCompleted
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -31,8 +31,10 @@ UDIFF = (
 )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def chat() -> Iterator[ChatServer]:
+    # One server per test: a request the client retries after a test's stall must not take the
+    # next test's scripted reply.
     server = ChatServer().start()
     yield server
     server.stop()

@@ -148,7 +148,7 @@ def test_cli_base_dir_works_on_a_piped_reply(root: Path, tmp_path: Path) -> None
 
 
 def test_folder_base_reads_only_the_files_blocks_need(root: Path, tmp_path: Path) -> None:
-    from editblocks.drift import FolderBase
+    from editblocks.files.drift import FolderBase
 
     base = tmp_path / "seen"
     base.mkdir()

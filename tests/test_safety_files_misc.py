@@ -15,7 +15,7 @@ import pytest
 
 import editblocks
 from editblocks import EditBlock, EditStatus
-from editblocks.workspace import PathError, Workspace
+from editblocks.files.workspace import PathError, Workspace
 
 from .helpers import read_tree
 

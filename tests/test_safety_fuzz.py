@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import editblocks
 from editblocks import EditStatus
-from editblocks.workspace import BinaryFileError, decode
+from editblocks.files.workspace import BinaryFileError, decode
 
 from .helpers import read_tree, sr, v2, v3
 

@@ -16,7 +16,7 @@ import pytest
 
 import editblocks
 from editblocks import EditStatus
-from editblocks.workspace import TooLargeError
+from editblocks.files.workspace import TooLargeError
 
 from .helpers import sr, write_tree
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import editblocks
-from editblocks.lock import LockTimeoutError, RootLock
+from editblocks.files.lock import LockTimeoutError, RootLock
 
 from .helpers import sr, write_tree
 

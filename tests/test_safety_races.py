@@ -11,7 +11,7 @@ import pytest
 
 import editblocks
 from editblocks import EditBlock
-from editblocks.journal import UndoError
+from editblocks.files.journal import UndoError
 
 from .race_helpers import snapshot, start_swapper
 

@@ -150,7 +150,7 @@ def test_two_names_of_one_file_in_one_reply_are_refused(root: Path) -> None:
 
 
 def test_file_changed_by_someone_else_since_it_was_read_is_not_overwritten(root: Path) -> None:
-    from editblocks.workspace import ConflictError, Workspace
+    from editblocks.files.workspace import ConflictError, Workspace
 
     target = root / "f.py"
     target.write_bytes(b"x = 1\n")

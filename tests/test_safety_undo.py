@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import editblocks
-from editblocks.journal import KEEP_ENTRIES
+from editblocks.files.journal import KEEP_ENTRIES
 
 from .helpers import read_tree, sr, write_tree
 

@@ -15,9 +15,9 @@ import editblocks
 from editblocks import FORMATS, EditBlock, ParsedResponse, ParseWarning, ReplyDecodeError, StreamParser, parse_response
 from editblocks.formats import detect_format, family_formats, get_format
 from editblocks.formats.search_replace import REPLACE, SEARCH
-from editblocks.parsing import ReplyReader, split_reply
-from editblocks.replyscan import ShellScanner
-from editblocks.streaming import (
+from editblocks.reading.reader import ReplyReader, split_reply
+from editblocks.reading.scan import ShellScanner
+from editblocks.reading.stream import (
     BlockAbandoned,
     BlockCompleted,
     BlockProgress,
@@ -570,5 +570,5 @@ def test_each_line_is_read_once_however_small_the_chunks(monkeypatch: pytest.Mon
 
 def test_public_names() -> None:
     assert editblocks.StreamParser is StreamParser
-    assert editblocks.streaming.Warning is ParseWarningEvent
+    assert editblocks.reading.stream.Warning is ParseWarningEvent
     assert not hasattr(editblocks, "Warning")

@@ -12,7 +12,7 @@ import pytest
 import editblocks
 from editblocks import EditBlock, EditStatus
 from editblocks.matching.merge import merge_line
-from editblocks.verify import check_already_applied, check_edit, check_markers, marker_lines
+from editblocks.pipeline.verifier import check_already_applied, check_edit, check_markers, marker_lines
 
 from .helpers import sr
 
@@ -266,7 +266,7 @@ def test_stdlib_misremembered_lines_merge_or_refuse_never_drop_words(tmp_path: P
 
 def test_a_wrong_placement_is_failed_by_the_verifier(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Fault injection: the matcher claims a fuzzy placement that also drops a word."""
-    import editblocks.apply as apply_module
+    import editblocks.pipeline.placer as apply_module
     from editblocks.matching import Match
 
     text = "a = 1\n# not here\nb = 2\n"
@@ -282,7 +282,7 @@ def test_a_wrong_placement_is_failed_by_the_verifier(tmp_path: Path, monkeypatch
 
 
 def test_a_wrong_already_applied_claim_is_failed_by_the_verifier(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import editblocks.apply as apply_module
+    import editblocks.pipeline.placer as apply_module
     from editblocks.matching import Match
 
     text = "a = 1\nb = 2\n"

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 import editblocks
 from editblocks import EditBlock, EditStatus
-from editblocks.apply import block_reading
-from editblocks.verify import check_already_applied, marker_lines
+from editblocks.pipeline.placer import block_reading
+from editblocks.pipeline.verifier import check_already_applied, marker_lines
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 CASES = sorted(p for p in SCENARIOS.iterdir() if (p / "before").is_dir() and (p / "reply.md").is_file())

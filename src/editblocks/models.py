@@ -6,7 +6,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from enum import Enum
 from typing import Any
 
-from .diffs import unified_diff
+from editblocks.pipeline.diffs import unified_diff
 
 PREVIEW_CHARS = 50
 
@@ -318,7 +318,7 @@ class ApplyResult:
     def feedback_message(self) -> str:
         """A message for the model: failed blocks with reasons and the actual lines to copy, and
         the blocks that applied and must not be sent again ("" when every block applied)."""
-        from .feedback import feedback_message
+        from editblocks.pipeline.feedback import feedback_message
 
         return feedback_message(self)
 

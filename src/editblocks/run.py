@@ -3,7 +3,7 @@
 :func:`run_request` builds the messages for a request (:func:`editblocks.build_messages`), asks
 any OpenAI-compatible chat-completions endpoint for a streamed reply with the official ``openai``
 client (the ``run`` extra: ``pip install 'editblocks[run]'``), and applies each edit block as
-soon as it is complete (:class:`editblocks.incremental.ApplyStream`). When blocks fail, their
+soon as it is complete (:class:`editblocks.pipeline.stream.ApplyStream`). When blocks fail, their
 :meth:`~editblocks.ApplyResult.feedback_message` goes back to the model as the next user message
 and the corrected blocks are applied, up to ``max_retries`` times. It returns a
 :class:`RunSummary`.
@@ -36,12 +36,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .diffs import unified_diff
-from .errors import EditblocksError
-from .incremental import ApplyStream, StreamEvent
-from .models import ApplyResult, EditBlock, EditResult, EditStatus
-from .prompts import build_messages
-from .streaming import BlockCompleted
+from editblocks.errors import EditblocksError
+from editblocks.models import ApplyResult, EditBlock, EditResult, EditStatus
+from editblocks.pipeline.diffs import unified_diff
+from editblocks.pipeline.stream import ApplyStream, StreamEvent
+from editblocks.prompts import build_messages
+from editblocks.reading.stream import BlockCompleted
 
 API_KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -122,7 +122,7 @@ class ContinuationSent:
 
 RunEvent = RoundStarted | ReplyChunk | RoundFinished | FeedbackSent | ContinuationSent | StreamEvent
 """What :func:`run_request` reports to ``on_event``; the reply's parse and apply events
-(:mod:`editblocks.streaming`, :class:`~editblocks.incremental.BlockApplied`) come between a
+(:mod:`editblocks.reading.stream`, :class:`~editblocks.pipeline.stream.BlockApplied`) come between a
 round's :class:`RoundStarted` and :class:`RoundFinished`."""
 
 
@@ -460,7 +460,7 @@ CONTINUE_FROM_START = (
 
 def no_blocks_feedback(format: str, result: ApplyResult | None = None) -> str:
     """The message for a reply without edit blocks: the format expected, with a short example."""
-    from .prompts import example_messages, reminder
+    from editblocks.prompts import example_messages, reminder
 
     parts = [f"Your reply has no edit blocks I can apply. Send the changes as edit blocks in the {format} format."]
     if result is not None and result.reply_problems:
@@ -898,7 +898,7 @@ def run_request(
     it is set: the reply being received is not written and the summary says ``cancelled``.
 
     Raises :class:`RunError` when the ``openai`` library, the key or the model is missing, and
-    :class:`editblocks.workspace.WorkspaceError` when a file cannot be read for the prompt. An
+    :class:`editblocks.files.workspace.WorkspaceError` when a file cannot be read for the prompt. An
     error of the endpoint or of its stream, or Ctrl-C, ends the loop: the summary says so
     (``error``, ``interrupted``), and the reply being received then is not written.
     """
@@ -1030,7 +1030,7 @@ async def _until(awaitable: Any, cancelled: Callable[[], bool]) -> Any:
 
 def _is_round_error(exc: BaseException) -> bool:
     """An error of the endpoint or the connection, or a reply that cannot be applied."""
-    from .workspace import WorkspaceError
+    from editblocks.files.workspace import WorkspaceError
 
     if isinstance(exc, (WorkspaceError, OSError)):
         return True
@@ -1046,7 +1046,7 @@ def _is_round_error(exc: BaseException) -> bool:
 
 
 def _round_error(exc: BaseException, base_url: str | None) -> str:
-    from .workspace import WorkspaceError
+    from editblocks.files.workspace import WorkspaceError
 
     if isinstance(exc, WorkspaceError):
         return f"the reply could not be applied: {exc}"

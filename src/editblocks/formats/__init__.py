@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import re
 
-from ..errors import EditblocksError
-from .base import EditFormat, LineParser
-from .cline import ClineFormat
-from .edit_v2 import EditV2Format
-from .edit_v3 import EditV3Format
-from .file_sections import FileSectionsFormat
-from .patch import PatchFormat
-from .search_replace import DiffFencedFormat, EditorDiffFencedFormat, EditorDiffFormat, SearchReplaceFormat
-from .udiff import UdiffFormat
-from .whole import WholeFormat
+from editblocks.errors import EditblocksError
+from editblocks.formats.base import EditFormat, LineParser
+from editblocks.formats.cline import ClineFormat
+from editblocks.formats.edit_v2 import EditV2Format
+from editblocks.formats.edit_v3 import EditV3Format
+from editblocks.formats.file_sections import FileSectionsFormat
+from editblocks.formats.patch import PatchFormat
+from editblocks.formats.search_replace import (
+    DiffFencedFormat,
+    EditorDiffFencedFormat,
+    EditorDiffFormat,
+    SearchReplaceFormat,
+)
+from editblocks.formats.udiff import UdiffFormat
+from editblocks.formats.whole import WholeFormat
 
 FORMATS: dict[str, EditFormat] = {
     f.name: f

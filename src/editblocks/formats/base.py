@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, overload
 
-from ..models import EditBlock, ParseWarning
+from editblocks.models import EditBlock, ParseWarning
 
 ParseItem = EditBlock | ParseWarning
 

@@ -25,9 +25,9 @@ import re
 from collections.abc import Iterable
 from typing import ClassVar
 
-from ..models import EditBlock, ParseWarning
-from .base import EditFormat, LineParser, LineView, OpenBlock, ParseItem, text_of
-from .common import MarkerParser, PathLookback, clean_path, parse_fence
+from editblocks.formats.base import EditFormat, LineParser, LineView, OpenBlock, ParseItem, text_of
+from editblocks.formats.common import MarkerParser, PathLookback, clean_path, parse_fence
+from editblocks.models import EditBlock, ParseWarning
 
 START = re.compile(r"^\s*-{3,}\s*SEARCH>?\s*$")
 DIVIDER = re.compile(r"^\s*={3,}\s*$")

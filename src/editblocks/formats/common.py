@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .base import LineParser
+from editblocks.formats.base import LineParser
 
 # ``` or longer, ~~~ or longer, with an optional info string.
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([^`]*?)\s*$")

@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from ..models import EditBlock, ParseWarning, make_block
-from .base import EditFormat, LineChain, LineParser, LineView, OpenBlock, ParseItem, text_of
-from .common import MarkerParser
+from editblocks.formats.base import EditFormat, LineChain, LineParser, LineView, OpenBlock, ParseItem, text_of
+from editblocks.formats.common import MarkerParser
+from editblocks.models import EditBlock, ParseWarning, make_block
 
 START = re.compile(r"^\s*<{5,9}\s*EDIT\s*$")
 ANCHOR_SEP = re.compile(r"^\s*-{5,9}\s*$")

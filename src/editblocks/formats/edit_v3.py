@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from ..models import EditBlock, ParseWarning, make_block
-from .base import EditFormat, LineParser, LineView, OpenBlock, ParseItem, text_of
-from .common import MarkerParser
+from editblocks.formats.base import EditFormat, LineParser, LineView, OpenBlock, ParseItem, text_of
+from editblocks.formats.common import MarkerParser
+from editblocks.models import EditBlock, ParseWarning, make_block
 
 START = re.compile(r"^\s*«{3}\s*EDIT\s*$")
 REPL = re.compile(r"^\s*═{3,}\s*REPL\s*$")

@@ -19,10 +19,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import ClassVar
 
-from ..models import EditBlock
-from .base import EditFormat, LineParser
-from .common import heading_path
-from .search_replace import SEARCH, SearchReplaceParser
+from editblocks.formats.base import EditFormat, LineParser
+from editblocks.formats.common import heading_path
+from editblocks.formats.search_replace import SEARCH, SearchReplaceParser
+from editblocks.models import EditBlock
 
 
 class FileSectionsFormat(EditFormat):

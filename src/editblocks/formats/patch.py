@@ -34,10 +34,10 @@ import re
 from collections.abc import Iterable
 from typing import ClassVar
 
-from ..models import EditBlock, ParseWarning
-from .base import EditFormat, LineParser, OpenBlock, ParseItem, text_of
-from .common import parse_fence
-from .udiff import hunk_lines
+from editblocks.formats.base import EditFormat, LineParser, OpenBlock, ParseItem, text_of
+from editblocks.formats.common import parse_fence
+from editblocks.formats.udiff import hunk_lines
+from editblocks.models import EditBlock, ParseWarning
 
 FORMAT = "patch"
 BEGIN = re.compile(r"^\s*\*\*\* Begin Patch\s*$")

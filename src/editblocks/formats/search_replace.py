@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from ..models import EditBlock, ParseWarning, make_block
-from .base import EditFormat, LineParser, LineView, OpenBlock, ParseItem, text_of
-from .common import MarkerParser, choose_fence
+from editblocks.formats.base import EditFormat, LineParser, LineView, OpenBlock, ParseItem, text_of
+from editblocks.formats.common import MarkerParser, choose_fence
+from editblocks.models import EditBlock, ParseWarning, make_block
 
 SEARCH = re.compile(r"^\s*<{5,9}\s*SEARCH\s*>?\s*$")
 DIVIDER = re.compile(r"^\s*={5,9}\s*$")

@@ -35,9 +35,9 @@ from collections.abc import Iterable
 from difflib import SequenceMatcher
 from typing import ClassVar
 
-from ..models import EditBlock, ParseWarning
-from .base import EditFormat, LineParser, OpenBlock, ParseItem, text_of
-from .common import PathLookback, parse_fence
+from editblocks.formats.base import EditFormat, LineParser, OpenBlock, ParseItem, text_of
+from editblocks.formats.common import PathLookback, parse_fence
+from editblocks.models import EditBlock, ParseWarning
 
 FORMAT = "udiff"
 MINUS = re.compile(r"^---[ \t]+(\S.*?)\s*$")

@@ -26,10 +26,10 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from ..models import EditBlock, ParseWarning
-from ..syntax.languages import is_document
-from .base import EditFormat, LineParser, LineView, OpenBlock, ParseItem, text_of
-from .common import PathLookback, choose_fence, parse_fence
+from editblocks.formats.base import EditFormat, LineParser, LineView, OpenBlock, ParseItem, text_of
+from editblocks.formats.common import PathLookback, choose_fence, parse_fence
+from editblocks.models import EditBlock, ParseWarning
+from editblocks.syntax.languages import is_document
 
 FORMAT = "whole"
 
@@ -158,7 +158,7 @@ class WholeParser(LineParser):
         self._paths.reset_after_block(path, "line", lineno)
         body = self.lines[start : lineno - 1]
         if any(_MARKER_START.match(line) for line in body):
-            from ..parsing import parse_lines
+            from editblocks.reading.reader import parse_lines
 
             # Read as if the block's path stood above it, as it does above the fence.
             found = parse_lines([path, *body]).blocks

@@ -18,12 +18,12 @@ from collections.abc import Sequence
 from dataclasses import replace as _replace
 from difflib import SequenceMatcher
 
-from . import diagnosis, syntactic
-from .delta import DeltaError, apply_delta
-from .fuzzy import line_similarity, map_lines, ranked_regions, similar_regions
-from .narrowing import HINT_WINDOW, Narrowing
-from .result import Match, MatchFailure
-from .strategies import (
+from editblocks.matching import diagnosis, syntactic
+from editblocks.matching.delta import DeltaError, apply_delta
+from editblocks.matching.fuzzy import line_similarity, map_lines, ranked_regions, similar_regions
+from editblocks.matching.narrowing import HINT_WINDOW, Narrowing
+from editblocks.matching.result import Match, MatchFailure
+from editblocks.matching.strategies import (
     Candidate,
     FileView,
     identity,
@@ -33,7 +33,7 @@ from .strategies import (
     trim_blank_lines,
     whitespace,
 )
-from .text import find_all, find_lines, format_lines, line_of, split_lines
+from editblocks.matching.text import find_all, find_lines, format_lines, line_of, split_lines
 
 LEVELS = ("exact", "tolerant", "fuzzy", "ast")
 FUZZY_THRESHOLD = 0.90

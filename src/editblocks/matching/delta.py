@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
-from .merge import merge_line
-from .text import IndentStyle, detect_style, indent_of
+from editblocks.matching.merge import merge_line
+from editblocks.matching.text import IndentStyle, detect_style, indent_of
 
 
 class Reindenter:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from .fuzzy import map_lines, similar_regions
-from .result import MatchFailure
-from .strategies import FileView
-from .text import find_all, format_lines, indent_of, line_of, split_lines
+from editblocks.matching.fuzzy import map_lines, similar_regions
+from editblocks.matching.result import MatchFailure
+from editblocks.matching.strategies import FileView
+from editblocks.matching.text import find_all, format_lines, indent_of, line_of, split_lines
 
 MAX_QUOTED_LINES = 20
 MAX_DIFFERENCES = 3
@@ -41,7 +41,7 @@ def enclosing_scope(lines: list[str], index: int, *, last: int | None = None, la
     if not 0 <= index < len(lines):
         return None
     if language is not None:
-        from ..syntax import SyntaxUnavailable, enclosing_definition
+        from editblocks.syntax import SyntaxUnavailable, enclosing_definition
 
         try:
             found = enclosing_definition("".join(line + "\n" for line in lines), index, index if last is None else last, language)

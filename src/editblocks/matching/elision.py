@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-from .result import MatchFailure
-from .strategies import is_elision
+from editblocks.matching.result import MatchFailure
+from editblocks.matching.strategies import is_elision
 
 SIMILAR = 0.6
 """Least similarity for a REPLACE line beside an elision to be read as the change of the SEARCH

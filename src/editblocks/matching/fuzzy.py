@@ -12,7 +12,7 @@ from difflib import SequenceMatcher
 
 from rapidfuzz import fuzz, process
 
-from .strategies import Candidate, FileView
+from editblocks.matching.strategies import Candidate, FileView
 
 MAX_STARTS = 40
 LENGTH_SLACK = 2

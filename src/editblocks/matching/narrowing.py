@@ -26,9 +26,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .result import Match, MatchFailure
-from .strategies import FileView
-from .text import format_lines, indent_of, line_offsets
+from editblocks.matching.result import Match, MatchFailure
+from editblocks.matching.strategies import FileView
+from editblocks.matching.text import format_lines, indent_of, line_offsets
 
 HINT_WINDOW = 40
 """Farthest (in lines) the candidate a hint chooses may be from the hinted line."""

@@ -10,8 +10,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .delta import Reindenter
-from .text import IndentStyle, detect_style, find_all, line_offsets, split_lines
+from editblocks.matching.delta import Reindenter
+from editblocks.matching.text import IndentStyle, detect_style, find_all, line_offsets, split_lines
 
 LOOKALIKES = str.maketrans(
     {

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import replace as _replace
 from difflib import SequenceMatcher
 
-from .fuzzy import line_similarity, map_lines
-from .result import Match, MatchFailure
-from .strategies import Candidate, FileView
+from editblocks.matching.fuzzy import line_similarity, map_lines
+from editblocks.matching.result import Match, MatchFailure
+from editblocks.matching.strategies import Candidate, FileView
 
 STRATEGY = "ast"
 
@@ -25,8 +25,8 @@ def by_definition(
 ) -> Match | MatchFailure | None:
     """A match found through the syntax tree, or the failure to report (``earlier``, the text
     strategies' own failure, with the reason the syntax step could not help added)."""
-    from ..syntax.astmatch import Located, locate_definition
-    from ..syntax.tree import SyntaxUnavailable
+    from editblocks.syntax.astmatch import Located, locate_definition
+    from editblocks.syntax.tree import SyntaxUnavailable
 
     if language is None:
         return _explain(view, search, language, earlier, "the file's language is not known")
@@ -40,7 +40,7 @@ def by_definition(
 
 
 def _carry(view: FileView, search: list[str], replace: list[str], first: int, last: int, similarity: float, what: str) -> Match | MatchFailure:
-    from . import CHANGED_LINE_SIMILARITY, _build
+    from editblocks.matching import CHANGED_LINE_SIMILARITY, _build
 
     window = view.lines[first : last + 1]
     mapping = map_lines(search, window)
@@ -72,7 +72,7 @@ def _carry(view: FileView, search: list[str], replace: list[str], first: int, la
 
 
 def _explain(view: FileView, search: list[str], language: str | None, earlier: MatchFailure | None, why: str) -> MatchFailure:
-    from . import diagnosis
+    from editblocks.matching import diagnosis
 
     base = earlier if earlier is not None else diagnosis.not_found(view, search, language=language)
     return _replace(base, reason=f"{base.reason} (the syntax step did not place it: {why})")

@@ -15,7 +15,7 @@ and nothing runs. A request body may be as large as a reply may be (see :data:`M
 a larger one is answered with a JSON-RPC error saying so.
 
 Every tool works under one root folder fixed when the server starts, and every path goes
-through :class:`~editblocks.workspace.Workspace`, so none leaves the root. A tool that cannot do
+through :class:`~editblocks.files.workspace.Workspace`, so none leaves the root. A tool that cannot do
 what was asked (a path outside the root, a missing or binary file, an empty reply, a reply
 without edit blocks, an unknown format, ...) answers with a tool error whose message says why;
 the server keeps running.
@@ -33,8 +33,8 @@ import sys
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from ..workspace import DEFAULT_MAX_REPLY_BYTES
-from .tools import MAX_READ_LINES, ToolFailure, syntax_available
+from editblocks.files.workspace import DEFAULT_MAX_REPLY_BYTES
+from editblocks.mcp_server.tools import MAX_READ_LINES, ToolFailure, syntax_available
 
 MISSING_EXTRA = "the MCP server needs the mcp extra: pip install 'editblocks[mcp]' (the official MCP Python SDK, version 2)"
 HTTP_HOST = "127.0.0.1"
@@ -79,7 +79,7 @@ def create_server(root: str | os.PathLike[str]) -> Any:
     Raises :class:`ToolFailure` when ``root`` is not a folder, and ``ImportError`` without the
     mcp extra.
     """
-    from .server import create_server as _create
+    from editblocks.mcp_server.server import create_server as _create
 
     return _create(root)
 

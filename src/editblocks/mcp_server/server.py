@@ -23,12 +23,12 @@ from mcp.server.mcpserver.prompts.base import AssistantMessage, Message, Prompt,
 from mcp.types import CallToolResult, TextContent, Tool, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .. import __version__
-from ..formats import FORMATS, get_format
-from ..matching import LEVELS
-from ..workspace import Workspace, WorkspaceError
-from . import tools
-from .tools import MAX_READ_LINES, ToolFailure
+from editblocks import __version__
+from editblocks.files.workspace import Workspace, WorkspaceError
+from editblocks.formats import FORMATS, get_format
+from editblocks.matching import LEVELS
+from editblocks.mcp_server import tools
+from editblocks.mcp_server.tools import MAX_READ_LINES, ToolFailure
 
 logger = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 Each returns the text for the model (and, for most, the same as JSON-ready data) and raises
 :class:`ToolFailure` with a message saying why it cannot do what was asked. Paths go through
-:class:`~editblocks.workspace.Workspace`, so none leaves the root.
+:class:`~editblocks.files.workspace.Workspace`, so none leaves the root.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..models import ApplyResult, EditBlock
+    from editblocks.models import ApplyResult, EditBlock
 
 MAX_READ_LINES = 2000
 """Most lines :func:`read_lines` returns in one call; the answer says how to read on."""
@@ -28,7 +28,7 @@ class ToolFailure(Exception):
 def syntax_available() -> bool:
     """True when the ``ast`` extra (tree-sitter and its grammars) imports."""
     try:
-        from ..syntax import available
+        from editblocks.syntax import available
     except ImportError:
         return False
     return available()
@@ -38,7 +38,7 @@ def syntax_available() -> bool:
 
 
 def _workspace(root: str | os.PathLike[str]) -> Any:
-    from ..workspace import Workspace, WorkspaceError
+    from editblocks.files.workspace import Workspace, WorkspaceError
 
     try:
         return Workspace(root)
@@ -55,13 +55,13 @@ def _check_choice(value: str | None, known: Sequence[str], what: str) -> str | N
 
 
 def format_names() -> list[str]:
-    from ..formats import FORMATS
+    from editblocks.formats import FORMATS
 
     return list(FORMATS)
 
 
 def match_levels() -> list[str]:
-    from ..matching import LEVELS
+    from editblocks.matching import LEVELS
 
     return list(LEVELS)
 
@@ -81,9 +81,9 @@ def apply_reply(
     data. Raises :class:`ToolFailure` for an empty reply, a reply without edit blocks, an
     unknown format or match level, and a reply or root that cannot be used.
     """
-    from ..apply import apply_edits
-    from ..parsing import parse_response
-    from ..workspace import WorkspaceError, check_reply_size
+    from editblocks.files.workspace import WorkspaceError, check_reply_size
+    from editblocks.pipeline.placer import apply_edits
+    from editblocks.reading.reader import parse_response
 
     fmt = _check_choice(format, format_names(), "format")
     level = _check_choice(match, match_levels(), "match level")
@@ -126,8 +126,8 @@ def edit_file(
     result as data, with the diff under ``"diff"``. Raises :class:`ToolFailure` when an old text
     is empty, missing or found more than once, writing nothing.
     """
-    from ..apply import apply_edits
-    from ..workspace import WorkspaceError
+    from editblocks.files.workspace import WorkspaceError
+    from editblocks.pipeline.placer import apply_edits
 
     if not edits:
         raise ToolFailure("no edits given: pass at least one {oldText, newText} in 'edits'")
@@ -165,7 +165,7 @@ def text_edit_blocks(path: str, text: str, edits: Sequence[tuple[str, str]]) -> 
     once (else :class:`ToolFailure`, naming the lines of every place it occurs); its block
     replaces the whole lines it touches, and is hinted at the first of them.
     """
-    from ..models import make_block
+    from editblocks.models import make_block
 
     blocks: list[EditBlock] = []
     current = text
@@ -301,8 +301,8 @@ def describe_result(result: ApplyResult) -> str:
 
 def undo_last(root: str | os.PathLike[str]) -> tuple[str, dict[str, Any]]:
     """Undo the last apply under ``root``; raises :class:`ToolFailure` when refused or nothing to undo."""
-    from ..journal import undo
-    from ..workspace import WorkspaceError
+    from editblocks.files.journal import undo
+    from editblocks.files.workspace import WorkspaceError
 
     workspace = _workspace(root)
     try:
@@ -325,7 +325,7 @@ def undo_last(root: str | os.PathLike[str]) -> tuple[str, dict[str, Any]]:
 
 def _read_text(root: str | os.PathLike[str], path: str) -> tuple[str, str]:
     """(relative path, text with LF line endings) of a text file under ``root``."""
-    from ..workspace import WorkspaceError
+    from editblocks.files.workspace import WorkspaceError
 
     workspace = _workspace(root)
     try:
@@ -376,7 +376,7 @@ def _lines(n: int) -> str:
 
 def list_formats() -> tuple[str, list[dict[str, Any]]]:
     """The edit formats: name, description, whether a prompt explains it, whether it is detected."""
-    from ..formats import FORMATS
+    from editblocks.formats import FORMATS
 
     prompts = set(prompt_formats())
     rows: list[dict[str, Any]] = [
@@ -397,7 +397,7 @@ def list_formats() -> tuple[str, list[dict[str, Any]]]:
 
 def prompt_formats() -> list[str]:
     """The formats whose instructions the package holds (each becomes an MCP prompt)."""
-    from ..prompts import MissingPromptError, system_prompt
+    from editblocks.prompts import MissingPromptError, system_prompt
 
     names = []
     for name in format_names():
@@ -411,7 +411,7 @@ def prompt_formats() -> list[str]:
 
 def format_instructions(name: str) -> str:
     """The system prompt of format ``name``: how to work and how to write its edit blocks."""
-    from ..prompts import system_prompt
+    from editblocks.prompts import system_prompt
 
     return system_prompt(name)
 
@@ -423,7 +423,7 @@ def format_prompt(name: str, request: str = "") -> list[dict[str, str]]:
     MCP prompts hold user and assistant messages only, so the instructions (the system prompt
     of :func:`editblocks.build_messages`) are the first user message.
     """
-    from ..prompts import build_messages
+    from editblocks.prompts import build_messages
 
     messages = build_messages(name, request.strip("\n") or "-")
     first = {"role": "user", "content": messages[0]["content"].rstrip("\n")}
@@ -433,7 +433,7 @@ def format_prompt(name: str, request: str = "") -> list[dict[str, str]]:
 
 def file_context_text(root: str | os.PathLike[str], path: str, line: int, pad: int = 1) -> tuple[str, dict[str, Any]]:
     """Line ``line`` of a file under ``root`` with the definitions around it, numbered."""
-    from ..syntax import file_context
+    from editblocks.syntax import file_context
 
     if line < 1:
         raise ToolFailure(f"line must be 1 or more, not {line}")
@@ -453,8 +453,8 @@ def file_context_text(root: str | os.PathLike[str], path: str, line: int, pad: i
 
 def summary_text(root: str | os.PathLike[str], paths: Sequence[str] | None = None, max_tokens: int | None = None) -> tuple[str, dict[str, Any]]:
     """Outlines of the source files under ``paths`` (all of ``root`` by default)."""
-    from ..syntax import DEFAULT_MAX_TOKENS, summarize
-    from ..workspace import WorkspaceError
+    from editblocks.files.workspace import WorkspaceError
+    from editblocks.syntax import DEFAULT_MAX_TOKENS, summarize
 
     workspace = _workspace(root)
     chosen: list[str] = []

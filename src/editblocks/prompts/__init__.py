@@ -27,9 +27,9 @@ import re
 from collections.abc import Iterable, Mapping
 from importlib import resources
 
-from ..errors import EditblocksError
-from ..formats import get_format
-from ..formats.common import choose_fence
+from editblocks.errors import EditblocksError
+from editblocks.formats import get_format
+from editblocks.formats.common import choose_fence
 
 Message = dict[str, str]
 """One chat message, OpenAI style: ``{"role": "system" | "user" | "assistant", "content": ...}``."""
@@ -136,7 +136,7 @@ def build_messages(
 
     ``files`` are the files the model may edit and ``read_only`` files it may only read.
     Each is a path, read under ``root`` like the files an edit applies to (a path that leaves
-    ``root``, a missing or a binary file raises :class:`editblocks.workspace.WorkspaceError`),
+    ``root``, a missing or a binary file raises :class:`editblocks.files.workspace.WorkspaceError`),
     or a ``(path, text)`` pair used as given. ``summaries`` outlines other files: a ready
     text, or a mapping from path to outline. One fence, longer than any backtick run at the
     start of a line in these texts, wraps every file and is the fence the prompt asks for.
@@ -165,7 +165,7 @@ def build_messages(
 
 
 def _read_files(specs: Iterable[FileSpec], root: str | os.PathLike[str]) -> list[tuple[str, str]]:
-    from ..workspace import Workspace
+    from editblocks.files.workspace import Workspace
 
     out: list[tuple[str, str]] = []
     workspace: Workspace | None = None

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from .languages import CODE_KINDS, SPECS
-from .render import split_lines
-from .tree import Definition, SyntaxUnavailable, analyze, definitions, parse
+from editblocks.syntax.languages import CODE_KINDS, SPECS
+from editblocks.syntax.render import split_lines
+from editblocks.syntax.tree import Definition, SyntaxUnavailable, analyze, definitions, parse
 
 SIMILARITY_THRESHOLD = 0.80
 """Least similarity between SEARCH and the definition found by its name (four lines or more)."""

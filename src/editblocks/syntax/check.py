@@ -10,8 +10,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-from .languages import language_for
-from .tree import SyntaxUnavailable, parse
+from editblocks.syntax.languages import language_for
+from editblocks.syntax.tree import SyntaxUnavailable, parse
 
 __all__ = ["SyntaxProblem", "SyntaxUnavailable", "syntax_problem"]
 

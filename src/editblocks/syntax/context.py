@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .languages import SPECS, language_for
-from .render import close_gaps, render, split_lines
-from .tree import Definition, SyntaxUnavailable, analyze
+from editblocks.syntax.languages import SPECS, language_for
+from editblocks.syntax.render import close_gaps, render, split_lines
+from editblocks.syntax.tree import Definition, SyntaxUnavailable, analyze
 
 DEFAULT_PAD = 1
 """Lines shown either side of a line of interest."""

@@ -23,9 +23,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .languages import CODE_LANGUAGES, language_for
-from .render import render
-from .tree import SyntaxUnavailable, definitions, missing, parse
+from editblocks.syntax.languages import CODE_LANGUAGES, language_for
+from editblocks.syntax.render import render
+from editblocks.syntax.tree import SyntaxUnavailable, definitions, missing, parse
 
 DEFAULT_MAX_TOKENS = 1024
 CHARS_PER_TOKEN = 4

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .languages import CLASS_KINDS, SPECS, Spec
+from editblocks.syntax.languages import CLASS_KINDS, SPECS, Spec
 
 INSTALL_HINT = "pip install 'editblocks[ast]'"
 MAX_ANALYZED_CHARS = 1_000_000

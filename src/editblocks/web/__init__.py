@@ -22,7 +22,7 @@ def missing_dependency() -> str | None:
 
 def create_app(*args, **kwargs):  # type: ignore[no-untyped-def]
     """:func:`editblocks.web.app.create_app` (imported on first use)."""
-    from .app import create_app as _create_app
+    from editblocks.web.app import create_app as _create_app
 
     return _create_app(*args, **kwargs)
 

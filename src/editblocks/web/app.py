@@ -40,14 +40,14 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .. import __version__
-from ..formats import FORMATS
-from ..matching import LEVELS
-from ..workspace import DEFAULT_MAX_REPLY_BYTES, PathError, Workspace, WorkspaceError, check_reply_size
-from .highlight import pygments_css
-from .live import LiveReply
-from .recording import UndoUnavailable, undo_last, undo_status
-from .review import Review, ReviewError
+from editblocks import __version__
+from editblocks.files.workspace import DEFAULT_MAX_REPLY_BYTES, PathError, Workspace, WorkspaceError, check_reply_size
+from editblocks.formats import FORMATS
+from editblocks.matching import LEVELS
+from editblocks.web.highlight import pygments_css
+from editblocks.web.live import LiveReply
+from editblocks.web.recording import UndoUnavailable, undo_last, undo_status
+from editblocks.web.review import Review, ReviewError
 
 MAX_REVIEWS = 20
 MAX_BODY_BYTES = DEFAULT_MAX_REPLY_BYTES + 1024 * 1024

@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..models import EditBlock, ParseWarning
-from ..parsing import parse_response
+from editblocks.models import EditBlock, ParseWarning
+from editblocks.reading.reader import parse_response
 
 try:
-    from ..streaming import StreamParser
+    from editblocks.reading.stream import StreamParser
 except ImportError:  # pragma: no cover - a build without the streaming parser
     StreamParser = None  # type: ignore[assignment,misc]
 

@@ -1,7 +1,7 @@
 """Writing edits from the review page, and undoing them.
 
 Writes go through :func:`editblocks.apply_edits`, which records every apply in the undo journal
-(:mod:`editblocks.journal`); Undo is :func:`editblocks.undo`, so ``editblocks undo`` and the
+(:mod:`editblocks.files.journal`); Undo is :func:`editblocks.undo`, so ``editblocks undo`` and the
 page's Undo button undo page applies alike.
 """
 
@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..apply import apply_edits
-from ..models import ApplyResult, EditBlock
-from ..workspace import Workspace, WorkspaceError
+from editblocks.files.workspace import Workspace, WorkspaceError
+from editblocks.models import ApplyResult, EditBlock
+from editblocks.pipeline.placer import apply_edits
 
 try:  # the undo journal
-    from .. import journal as _journal
+    from editblocks.files import journal as _journal
 except ImportError:  # pragma: no cover - a build without the journal
     _journal = None  # type: ignore[assignment]
 

@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..apply import apply_edits
-from ..models import ApplyResult, EditBlock, EditResult, EditStatus, ParseWarning
-from ..parsing import parse_response, split_reply
-from ..workspace import BinaryFileError, FileMissingError, Workspace
-from .highlight import diff_rows, text_rows
-from .recording import apply_recorded, undo_status, undone_entries
+from editblocks.files.workspace import BinaryFileError, FileMissingError, Workspace
+from editblocks.models import ApplyResult, EditBlock, EditResult, EditStatus, ParseWarning
+from editblocks.pipeline.placer import apply_edits
+from editblocks.reading.reader import parse_response, split_reply
+from editblocks.web.highlight import diff_rows, text_rows
+from editblocks.web.recording import apply_recorded, undo_status, undone_entries
 
 WILL_APPLY, APPLIED, FAILED, SKIPPED, ALREADY_APPLIED = "will_apply", "applied", "failed", "skipped", "already_applied"
 STATUSES = (WILL_APPLY, APPLIED, FAILED, SKIPPED, ALREADY_APPLIED)

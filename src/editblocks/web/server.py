@@ -16,7 +16,7 @@ from typing import IO
 
 import uvicorn
 
-from .app import AppState, create_app
+from editblocks.web.app import AppState, create_app
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765

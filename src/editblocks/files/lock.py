@@ -5,7 +5,7 @@ reading the files until their new contents are written and recorded. The lock is
 root folder itself where the system can lock folders, so locking creates nothing in the project;
 elsewhere it is the file ``.editblocks/lock``. A shared lock on every folder above the root makes
 nested roots (``/r`` and ``/r/sub``) take turns too. Taking the lock first finishes an apply a
-crash interrupted (see :func:`editblocks.journal.recover`).
+crash interrupted (see :func:`editblocks.files.journal.recover`).
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from .workspace import STATE_DIR, WorkspaceError
+from editblocks.files.workspace import STATE_DIR, WorkspaceError
 
 if TYPE_CHECKING:
-    from .journal import Recovery
+    from editblocks.files.journal import Recovery
 
 DEFAULT_LOCK_TIMEOUT = 300.0
 _GITIGNORE = "# editblocks' lock and undo journal; never committed.\n*\n"
@@ -96,7 +96,7 @@ class RootLock:
         self._fd: int | None = None
         self._ancestors: list[int] = []
         self.recoveries: list[Recovery] = []
-        """What taking the lock found and did about an interrupted apply (see :func:`editblocks.journal.recover`)."""
+        """What taking the lock found and did about an interrupted apply (see :func:`editblocks.files.journal.recover`)."""
 
     def acquire(self) -> None:
         """Take the lock (waiting up to the timeout), then finish an apply a crash interrupted."""
@@ -170,8 +170,8 @@ class RootLock:
         self._ancestors.clear()
 
     def _recover(self) -> None:
-        from .journal import recover
-        from .workspace import Workspace
+        from editblocks.files.journal import recover
+        from editblocks.files.workspace import Workspace
 
         try:
             recovery = recover(Workspace(self.root))

@@ -16,8 +16,8 @@ import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from .textfile import TextFile
-from .workspace import PathError, Workspace, WorkspaceError
+from editblocks.files.textfile import TextFile
+from editblocks.files.workspace import PathError, Workspace, WorkspaceError
 
 _HASH = re.compile(r"^(?:sha256:)?([0-9a-fA-F]{64})$")
 

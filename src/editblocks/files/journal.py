@@ -20,8 +20,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .lock import DEFAULT_LOCK_TIMEOUT, RootLock, state_dir
-from .workspace import ABSENT, FileMissingError, Workspace, WorkspaceError, atomic_write, open_folder_beneath
+from editblocks.files.lock import DEFAULT_LOCK_TIMEOUT, RootLock, state_dir
+from editblocks.files.workspace import (
+    ABSENT,
+    FileMissingError,
+    Workspace,
+    WorkspaceError,
+    atomic_write,
+    open_folder_beneath,
+)
 
 KEEP_ENTRIES = 50
 """How many applies the journal remembers; older entries and their saved contents are dropped."""
@@ -276,7 +283,7 @@ def recover(workspace: Workspace) -> Recovery | None:
     Its temporary files are removed. An all-or-nothing (``atomic``) apply is completed when all
     of its files were already written (the entry is marked applied), and otherwise rolled back:
     every file it wrote gets its content from before, files it created are deleted, and the
-    entry is marked undone. The caller holds the root's lock; :class:`~editblocks.lock.RootLock`
+    entry is marked undone. The caller holds the root's lock; :class:`~editblocks.files.lock.RootLock`
     calls this on every acquire.
     """
     journal = Journal(workspace.root)

@@ -15,12 +15,12 @@ from typing import Any
 import click
 from rich.console import Console
 
-from .errors import UsageError
-from .incremental import ApplyStream
-from .progress import ProgressPrinter, RunDisplay, print_run_summary
-from .streaming import ReplyDecodeError
-from .terminal import print_apply_result, print_warnings
-from .workspace import TooLargeError, WorkspaceError
+from editblocks.cli.progress import ProgressPrinter, RunDisplay, print_run_summary
+from editblocks.cli.terminal import print_apply_result, print_warnings
+from editblocks.errors import UsageError
+from editblocks.files.workspace import TooLargeError, WorkspaceError
+from editblocks.pipeline.stream import ApplyStream
+from editblocks.reading.stream import ReplyDecodeError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ENDPOINT, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 READ_SIZE = 65536
@@ -171,7 +171,15 @@ def run_command(
     page's (see :class:`~editblocks.web.server.ReviewServer`); ``timeout`` the seconds the
     endpoint may send nothing (default :data:`~editblocks.run.DEFAULT_TIMEOUT`); ``token=False``
     serves the review page without its secret token (``--no-token``)."""
-    from .run import DEFAULT_TIMEOUT, ReplyChunk, RoundFinished, RunError, make_client, resolve_model, run_request
+    from editblocks.run import (
+        DEFAULT_TIMEOUT,
+        ReplyChunk,
+        RoundFinished,
+        RunError,
+        make_client,
+        resolve_model,
+        run_request,
+    )
 
     if not Path(root).is_dir():
         raise _usage_error(f"root folder not found: {root}")
@@ -187,12 +195,12 @@ def run_command(
 
     server = None
     if review:
-        from .web import missing_dependency
+        from editblocks.web import missing_dependency
 
         problem = missing_dependency()
         if problem:
             raise _usage_error(problem)
-        from .web.server import ReviewServer
+        from editblocks.web.server import ReviewServer
 
         try:
             server = ReviewServer(root, port=port, format=fmt, match=match, allow_delete=allow_delete, token=token).start()

@@ -7,11 +7,11 @@ import re
 from collections.abc import Sequence
 from itertools import accumulate, chain, repeat
 
-from .formats import loud_patterns
-from .formats.base import LineParser
-from .formats.common import parse_fence
-from .formats.search_replace import REPLACE, SEARCH
-from .models import ParseWarning
+from editblocks.formats import loud_patterns
+from editblocks.formats.base import LineParser
+from editblocks.formats.common import parse_fence
+from editblocks.formats.search_replace import REPLACE, SEARCH
+from editblocks.models import ParseWarning
 
 _INLINE_SHELL = re.compile(r"`((?:git rm|git mv|mkdir -p|rm -rf|rm -r|mv|cp|rmdir) [^`\n]+)`")
 

@@ -24,13 +24,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 
-from .apply import ApplyOptions, BlockApplier
-from .errors import EditblocksError
-from .formats import FORMATS, get_format
-from .matching import find_all
-from .models import ApplyResult, EditBlock, EditStatus
-from .parsing import parse_response, split_reply
-from .workspace import Workspace, WorkspaceError
+from editblocks.errors import EditblocksError
+from editblocks.files.workspace import Workspace, WorkspaceError
+from editblocks.formats import FORMATS, get_format
+from editblocks.matching import find_all
+from editblocks.models import ApplyResult, EditBlock, EditStatus
+from editblocks.pipeline.placer import ApplyOptions, BlockApplier
+from editblocks.reading.reader import parse_response, split_reply
 
 
 class ConversionError(EditblocksError, ValueError):
@@ -189,7 +189,7 @@ def _round_trip_problem(block: EditBlock, to: str) -> str | None:
 
 class _Resolver:
     """Places blocks in the project's files in reply order through the apply's own placer
-    (:class:`~editblocks.apply.BlockApplier`, in memory: nothing is written), and rewrites each
+    (:class:`~editblocks.pipeline.placer.BlockApplier`, in memory: nothing is written), and rewrites each
     as the edit it made there."""
 
     def __init__(self, workspace: Workspace, match: str | None) -> None:

@@ -7,7 +7,7 @@ from rich.markup import escape
 from rich.syntax import Syntax
 from rich.table import Table
 
-from .models import ApplyResult, EditStatus, ParsedResponse, ParseWarning
+from editblocks.models import ApplyResult, EditStatus, ParsedResponse, ParseWarning
 
 _STATUS_STYLE = {
     EditStatus.APPLIED: "bold green",

@@ -32,9 +32,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import EditblocksError
-from .models import EditBlock, ParsedResponse, ParseWarning
-from .parsing import ReplyReader
+from editblocks.errors import EditblocksError
+from editblocks.models import EditBlock, ParsedResponse, ParseWarning
+from editblocks.reading.reader import ReplyReader
 
 
 @dataclass(slots=True)

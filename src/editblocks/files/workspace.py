@@ -21,9 +21,9 @@ try:
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-from . import textfile
-from .errors import BinaryFileError, ConflictError, FileMissingError, PathError, TooLargeError, WorkspaceError
-from .textfile import TextFile, UnwritableTextError, dominant_newline
+from editblocks.errors import BinaryFileError, ConflictError, FileMissingError, PathError, TooLargeError, WorkspaceError
+from editblocks.files import textfile
+from editblocks.files.textfile import TextFile, UnwritableTextError, dominant_newline
 
 DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024
 DEFAULT_MAX_REPLY_BYTES = 50 * 1024 * 1024

@@ -1,6 +1,6 @@
 """The last step of an apply: writing every changed file, all or nothing when asked, with undo.
 
-Each file is written atomically (see :func:`editblocks.workspace.atomic_write`) and only if it
+Each file is written atomically (see :func:`editblocks.files.workspace.atomic_write`) and only if it
 still holds what was read. Before the first write the apply is recorded in the undo journal. With
 ``atomic`` nothing is written unless every block applied, and a write that fails puts back the
 files already written.
@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .journal import Journal, JournalEntry, JournalFile, sha256
-from .lock import take_notes
-from .models import ApplyResult, EditResult, EditStatus, ParseWarning
-from .textfile import TextFile, UnwritableTextError
-from .workspace import ABSENT, PendingWrite, Workspace, WorkspaceError
+from editblocks.files.journal import Journal, JournalEntry, JournalFile, sha256
+from editblocks.files.lock import take_notes
+from editblocks.files.textfile import TextFile, UnwritableTextError
+from editblocks.files.workspace import ABSENT, PendingWrite, Workspace, WorkspaceError
+from editblocks.models import ApplyResult, EditResult, EditStatus, ParseWarning
 
 
 @dataclass
@@ -143,7 +143,7 @@ def _commit_all(
     first (the journal entry, written before, is the intent record), then the renames in one go.
 
     A crash before the last rename leaves the entry pending; the next editblocks command under
-    the root puts the files back (see :func:`editblocks.journal.recover`).
+    the root puts the files back (see :func:`editblocks.files.journal.recover`).
     """
     pending: dict[int, PendingWrite] = {}
     for i, change in enumerate(ready):

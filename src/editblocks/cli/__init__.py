@@ -9,23 +9,19 @@ import tempfile
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
-from rich.console import Console
 
-from . import __version__
-from .apply import apply_edits
-from .drift import FolderBase
-from .errors import UsageError
-from .formats import FORMATS
-from .journal import history as undo_history
-from .journal import undo as undo_last
-from .parsing import parse_response
-from .streaming import ReplyDecodeError, decode_reply
-from .terminal import print_apply_result, print_parsed, print_warnings
-from .workspace import WorkspaceError
+from editblocks import __version__
+from editblocks.errors import UsageError, WorkspaceError
+from editblocks.formats import FORMATS
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+# Each command imports what it needs when it runs: --help and a one-block apply load little.
 
 MAX_REPLY_BYTES = 50 * 1024 * 1024
 
@@ -50,11 +46,15 @@ class _Commands(click.Group):
 
 
 def _stdout() -> Console:
+    from rich.console import Console
+
     return Console(highlight=False)
 
 
 def _read_reply(reply: str, limit: int = MAX_REPLY_BYTES) -> str:
     """The reply text from a file or ``-`` (stdin), refusing empty, binary and huge input."""
+    from editblocks.reading.stream import ReplyDecodeError, decode_reply
+
     if reply == "-":
         if sys.stdin is None or sys.stdin.isatty():
             raise UsageError("no reply given: pass a reply file, or pipe the reply into 'editblocks apply -'")
@@ -202,6 +202,10 @@ def apply(
     Exit status: 0 when every block applied, 1 when any failed or was skipped, 2 for a usage
     error or a reply without edit blocks.
     """
+    from editblocks.files.drift import FolderBase
+    from editblocks.pipeline.placer import apply_edits
+    from editblocks.reading.reader import parse_response
+
     if not Path(root).is_dir():
         raise UsageError(f"root folder not found: {root}")
     _port_needs_review(port, review)
@@ -223,7 +227,7 @@ def apply(
     base = None if base_dir is None else FolderBase(base_dir)
     if reply == "-":
         # Standard input is applied as it arrives: each block as soon as it is complete.
-        from .cli_live import apply_stdin
+        from editblocks.cli.live import apply_stdin
 
         sys.exit(
             apply_stdin(
@@ -249,8 +253,11 @@ def apply(
     if not parsed.blocks:
         if as_json:
             click.echo(json.dumps({"format": parsed.format, "results": [], "files_modified": [], "shell_suggestions": parsed.shell_suggestions, "warnings": [{"line": w.line, "message": w.message} for w in parsed.warnings]}, indent=2))
-        err = Console(stderr=True, highlight=False)
-        print_warnings(err, parsed.warnings)
+        from rich.console import Console
+
+        from editblocks.cli.terminal import print_warnings
+
+        print_warnings(Console(stderr=True, highlight=False), parsed.warnings)
         raise UsageError("no edit blocks found in the reply")
     try:
         result = apply_edits(
@@ -276,6 +283,8 @@ def apply(
             payload["diffs"] = result.diffs
         click.echo(json.dumps(payload, indent=2))
     else:
+        from editblocks.cli.terminal import print_apply_result
+
         print_apply_result(_stdout(), result, show_diffs=not no_diff)
     sys.exit(EXIT_OK if result.ok else EXIT_FAILED)
 
@@ -290,6 +299,9 @@ def check(reply: str, fmt: str | None, as_json: bool) -> None:
     Exit status: 0 when blocks were found and nothing was malformed, 1 when there were
     warnings, 2 when no edit block was found.
     """
+    from editblocks.cli.terminal import print_parsed
+    from editblocks.reading.reader import parse_response
+
     parsed = parse_response(_read_reply(reply), fmt)
     if as_json:
         click.echo(
@@ -335,7 +347,9 @@ def convert(reply: str, target: str, fmt: str | None, root: str | None, match_le
     error. Exit status: 0 when every block was converted, 1 when some could not be, 2 for a
     usage error or a reply without edit blocks.
     """
-    from .convert import ConversionError, convert_reply
+    from rich.console import Console
+
+    from editblocks.pipeline.conversion import ConversionError, convert_reply
 
     if root is not None and not Path(root).is_dir():
         raise UsageError(f"root folder not found: {root}")
@@ -374,6 +388,11 @@ def undo(root: str, as_list: bool, as_json: bool) -> None:
     undo the apply before. Exit status: 0 when restored, 1 when refused or nothing to undo,
     2 for a usage error.
     """
+    from rich.console import Console
+
+    from editblocks.files.journal import history as undo_history
+    from editblocks.files.journal import undo as undo_last
+
     if not Path(root).is_dir():
         raise UsageError(f"root folder not found: {root}")
     console = _stdout()
@@ -466,12 +485,12 @@ def _serve_review(
     token: bool = True,
 ) -> None:
     """Run the review page (``serve`` and ``apply --review``) until Ctrl-C."""
-    from .web import missing_dependency
+    from editblocks.web import missing_dependency
 
     problem = missing_dependency()
     if problem:
         raise UsageError(problem)
-    from .web.server import run_review
+    from editblocks.web.server import run_review
 
     stream = None
     text = None
@@ -517,7 +536,7 @@ def mcp_cmd(root: str, http_port: int | None, no_token: bool) -> None:
     """
     if not Path(root).is_dir():
         raise UsageError(f"root folder not found: {root}")
-    from .mcp_server import ToolFailure, missing_dependency, run
+    from editblocks.mcp_server import ToolFailure, missing_dependency, run
 
     problem = missing_dependency()
     if problem:
@@ -544,7 +563,7 @@ def prompt(files: tuple[str, ...], fmt: str, root: str, read_only: tuple[str, ..
     FILES, relative to --root, are the files the model may edit: the messages carry their full
     contents, and the fence the prompt asks for is longer than any fence inside them.
     """
-    from .prompts import build_messages
+    from editblocks.prompts import build_messages
 
     if not Path(root).is_dir():
         raise UsageError(f"root folder not found: {root}")
@@ -607,7 +626,7 @@ def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, b
     none, or never completed), 2 for a usage error, 3 when the endpoint or its stream failed
     (or sent nothing for --timeout seconds), 130 after Ctrl-C.
     """
-    from .cli_live import run_command
+    from editblocks.cli.live import run_command
 
     _port_needs_review(port, review)
     if no_token and not review:
@@ -628,6 +647,9 @@ def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, b
 @click.option("--keep", is_flag=True, help="Keep the demo folder and print its path.")
 def demo(keep: bool) -> None:
     """Apply a sample reply to a copy of a small sample project, and show the result."""
+    from editblocks.cli.terminal import print_apply_result
+    from editblocks.pipeline.placer import apply_edits
+
     console = _stdout()
     data = resources.files("editblocks") / "demo"
     reply = (data / "reply.md").read_text(encoding="utf-8")
@@ -668,7 +690,7 @@ def _copy_tree(src: Traversable, dest: Path) -> None:
 
 
 # Syntax-aware views of files for a model (better with the ast extra).
-from .cli_syntax import context_cmd, summary_cmd  # noqa: E402
+from editblocks.cli.syntax import context_cmd, summary_cmd  # noqa: E402
 
 main.add_command(context_cmd)
 main.add_command(summary_cmd)

@@ -14,10 +14,10 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from operator import attrgetter
 
-from .formats import detect_format, family_formats, get_format, loud_patterns
-from .formats.base import LineParser, OpenBlock
-from .models import EditBlock, ParsedResponse, ParseWarning
-from .replyscan import MarkerBalance, ShellScanner, combined_wake, line_indexes
+from editblocks.formats import detect_format, family_formats, get_format, loud_patterns
+from editblocks.formats.base import LineParser, OpenBlock, ParseItem
+from editblocks.models import EditBlock, ParsedResponse, ParseWarning
+from editblocks.reading.scan import MarkerBalance, ShellScanner, combined_wake, line_indexes
 
 _BACKTICK = re.compile(r"`[^\n]*")
 """The rest of a line from its first backtick: one match per line holding one."""
@@ -278,21 +278,29 @@ class ReplyReader:
             parser = fam.parser
             todo = self._held if fam in woken else loud
             feed = parser.feed
-            items = [item for n in todo for item in feed(lines[n - 1], n)]
-            if parser.in_block():
-                if fam.start is None or items:
-                    opened = parser.open_start()
-                    # A parser that cannot tell where its block started: the batch's first line, which is safe.
-                    fam.start = opened if opened is not None else todo[0]
-            else:
-                fam.start = None
-            if items:
-                self._collect(fam, items)
-            if ann is not None and ann.family is fam and fam.start != ann.block.start:
-                self._announced_ended(items)
+            if self._fed(fam, [item for n in todo for item in feed(lines[n - 1], n)], todo[0], ann):
                 ann = None
         if not self._dormant:
             self._held = []
+
+    def _fed(self, fam: _Family, items: list[ParseItem], first: int, ann: _Announced | None) -> bool:
+        """``fam``'s parser was fed lines from ``first`` on and completed ``items``: note where
+        its open block starts, collect the items, and end the announced block if it was this
+        family's and ended (returns True then)."""
+        parser = fam.parser
+        if parser.in_block():
+            if fam.start is None or items:
+                opened = parser.open_start()
+                # A parser that cannot tell where its block started: the first line fed, which is safe.
+                fam.start = opened if opened is not None else first
+        else:
+            fam.start = None
+        if items:
+            self._collect(fam, items)
+        if ann is not None and ann.family is fam and fam.start != ann.block.start:
+            self._announced_ended(items)
+            return True
+        return False
 
     def _read_loud_line(self, line: str, n: int) -> None:
         """:meth:`_read_loud` for one line, the usual case while a reply streams."""
@@ -309,18 +317,7 @@ class ReplyReader:
                 return
         ann = self._open
         for fam in self._awake:
-            parser = fam.parser
-            items = parser.feed(line, n)
-            if parser.in_block():
-                if fam.start is None or items:
-                    opened = parser.open_start()
-                    fam.start = opened if opened is not None else n
-            else:
-                fam.start = None
-            if items:
-                self._collect(fam, items)
-            if ann is not None and ann.family is fam and fam.start != ann.block.start:
-                self._announced_ended(items)
+            if self._fed(fam, fam.parser.feed(line, n), n, ann):
                 ann = None
         if not self._dormant:
             self._held = []

@@ -11,10 +11,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.syntax import Syntax
 
-from .incremental import BlockApplied, StreamEvent
-from .models import EditResult, EditStatus
-from .streaming import ParseWarningEvent
-from .terminal import MAX_SHOWN_WARNINGS, more_warnings
+from editblocks.cli.terminal import MAX_SHOWN_WARNINGS, more_warnings
+from editblocks.models import EditResult, EditStatus
+from editblocks.pipeline.stream import BlockApplied, StreamEvent
+from editblocks.reading.stream import ParseWarningEvent
 
 STATUS_STYLE = {
     EditStatus.APPLIED: "bold green",
@@ -46,7 +46,7 @@ def status_markup(index: int, result: EditResult, *, prefix: str = "", applied: 
 
 
 class ProgressPrinter:
-    """Prints the events of a reply being applied (see :class:`editblocks.incremental.ApplyStream`).
+    """Prints the events of a reply being applied (see :class:`editblocks.pipeline.stream.ApplyStream`).
 
     With ``show_reply`` the reply's text is printed too, a line at a time, each block's status
     line following the reply line that completes the block. ``applied`` is the word shown for a
@@ -143,7 +143,7 @@ class RunDisplay:
         self.printer = ProgressPrinter(console, show_reply=show_reply)
 
     def __call__(self, event: object) -> None:
-        from .run import ContinuationSent, FeedbackSent, ReplyChunk, RoundFinished, RoundStarted
+        from editblocks.run import ContinuationSent, FeedbackSent, ReplyChunk, RoundFinished, RoundStarted
 
         console = self.console
         if isinstance(event, ReplyChunk):
@@ -199,7 +199,7 @@ class RunDisplay:
 
 def print_run_summary(console: Console, summary: object, *, show_diffs: bool = True, review_url: str | None = None) -> None:
     """The end of ``editblocks run``: diffs, then blocks, tokens, files and shell suggestions."""
-    from .run import RunSummary
+    from editblocks.run import RunSummary
 
     assert isinstance(summary, RunSummary)
     if show_diffs:

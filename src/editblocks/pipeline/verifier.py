@@ -25,7 +25,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
-from .syntax.languages import is_document
+from editblocks.syntax.languages import is_document
 
 __all__ = ["Verdict", "check_already_applied", "check_edit", "check_file", "check_markers", "marker_lines"]
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .formats.common import choose_fence
-from .models import ApplyResult, EditBlock, EditResult, EditStatus, ParseWarning
+from editblocks.formats.common import choose_fence
+from editblocks.models import ApplyResult, EditBlock, EditResult, EditStatus, ParseWarning
 
 MAX_QUOTED_LINES = 20
 MAX_TOTAL_QUOTED_LINES = 120
@@ -100,7 +100,7 @@ def _failed_section(index: int, r: EditResult, budget: int) -> tuple[str, int]:
 def _changed_sections(result: ApplyResult, files: set[str], budget: int) -> list[str]:
     """For each applied block of a file that also has a failed block: its lines as they are now,
     numbered (after a partly applied reply the file is no longer what the model saw)."""
-    from .apply import _numbered_regions
+    from editblocks.pipeline.placer import _numbered_regions
 
     out: list[str] = []
     for i, r in enumerate(result.results, 1):

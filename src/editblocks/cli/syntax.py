@@ -12,8 +12,8 @@ from pathlib import Path
 
 import click
 
-from .errors import UsageError
-from .syntax.summary import CHARS_PER_TOKEN, DEFAULT_MAX_TOKENS
+from editblocks.errors import UsageError
+from editblocks.syntax.summary import CHARS_PER_TOKEN, DEFAULT_MAX_TOKENS
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
 
@@ -46,8 +46,8 @@ def context_cmd(
 
     Exit status: 0 when lines were shown, 1 when --grep matched nothing, 2 for a usage error.
     """
-    from .syntax.context import file_context
-    from .workspace import Workspace, WorkspaceError
+    from editblocks.files.workspace import Workspace, WorkspaceError
+    from editblocks.syntax.context import file_context
 
     if not line_numbers_wanted and pattern is None:
         raise UsageError("say which lines: --line N or --grep PATTERN")
@@ -97,7 +97,7 @@ def summary_cmd(paths: tuple[str, ...], root: str, max_tokens: int, exclude: tup
     classes, functions and methods with their signatures, most referenced first, cut to the
     token budget. Files git ignores are left out.
     """
-    from .syntax.summary import summarize
+    from editblocks.syntax.summary import summarize
 
     if not Path(root).is_dir():
         raise UsageError(f"root folder not found: {root}")

@@ -8,21 +8,10 @@ from collections.abc import Iterable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass
 
-from .drift import DriftCheck, occurrences
-from .formats import FORMATS, default_level
-from .journal import Journal
-from .lock import DEFAULT_LOCK_TIMEOUT, RootLock
-from .matching import LEVELS, Match, MatchFailure, choose_reading, locate
-from .matching.elision import expand_replace_elisions
-from .matching.strategies import is_elision
-from .matching.text import remember_line
-from .models import ApplyResult, EditBlock, EditResult, EditStatus, ParsedResponse, ParseWarning
-from .parsing import parse_response
-from .streaming import decode_reply
-from .syntax.check import SyntaxProblem, SyntaxUnavailable, syntax_problem
-from .syntax.languages import is_document, language_for
-from .verify import check_already_applied, check_edit, check_file, check_markers, marker_lines
-from .workspace import (
+from editblocks.files.drift import DriftCheck, occurrences
+from editblocks.files.journal import Journal
+from editblocks.files.lock import DEFAULT_LOCK_TIMEOUT, RootLock
+from editblocks.files.workspace import (
     DEFAULT_MAX_FILE_BYTES,
     DEFAULT_MAX_REPLY_BYTES,
     BinaryFileError,
@@ -33,7 +22,18 @@ from .workspace import (
     WorkspaceError,
     check_reply_size,
 )
-from .writing import Change, commit
+from editblocks.formats import FORMATS, default_level
+from editblocks.matching import LEVELS, Match, MatchFailure, choose_reading, locate
+from editblocks.matching.elision import expand_replace_elisions
+from editblocks.matching.strategies import is_elision
+from editblocks.matching.text import remember_line
+from editblocks.models import ApplyResult, EditBlock, EditResult, EditStatus, ParsedResponse, ParseWarning
+from editblocks.pipeline.verifier import check_already_applied, check_edit, check_file, check_markers, marker_lines
+from editblocks.pipeline.writer import Change, commit
+from editblocks.reading.reader import parse_response
+from editblocks.reading.stream import decode_reply
+from editblocks.syntax.check import SyntaxProblem, SyntaxUnavailable, syntax_problem
+from editblocks.syntax.languages import is_document, language_for
 
 SKIP_AFTER_FAILURE = "previous edit to this file failed"
 
@@ -165,7 +165,7 @@ def apply_edits(
 
     ``source`` may also be the reply arriving as an iterable of chunks (``str`` or UTF-8
     ``bytes``, split anywhere): each block is then applied as soon as it completes, and the
-    result is the same as for the whole text (see :mod:`editblocks.incremental`).
+    result is the same as for the whole text (see :mod:`editblocks.pipeline.stream`).
 
     ``match`` is the matching level, ``"exact"``, ``"tolerant"``, ``"fuzzy"`` or ``"ast"``
     (fuzzy, then a SEARCH that is one whole definition placed by its name; needs the ``ast``
@@ -181,10 +181,10 @@ def apply_edits(
     ``lock_timeout`` seconds); a dry run takes no lock.
 
     ``base`` maps paths to what the model saw (text, bytes, None for absent, or a SHA-256; see
-    :mod:`editblocks.drift`). A block for a file that has changed since then applies only where
+    :mod:`editblocks.files.drift`). A block for a file that has changed since then applies only where
     its text occurs exactly once, with a note saying so; with ``refuse_drift`` it fails.
 
-    A reply over ``max_reply_bytes`` raises :class:`~editblocks.workspace.TooLargeError`; a file
+    A reply over ``max_reply_bytes`` raises :class:`~editblocks.files.workspace.TooLargeError`; a file
     over ``max_file_bytes`` fails its blocks.
 
     Blocks that delete or move a file (``patch``, ``udiff``) do so in reply order, inside the
@@ -206,7 +206,7 @@ def apply_edits(
     elif isinstance(source, ParsedResponse):
         parsed = source
     else:
-        from .incremental import apply_stream, split_source
+        from editblocks.pipeline.stream import apply_stream, split_source
 
         blocks, chunks = split_source(source)
         if chunks is not None:
@@ -852,7 +852,7 @@ def _file_operation(
             return True
         return False
     if block.whole_file:
-        from .formats.whole import partial_reason
+        from editblocks.formats.whole import partial_reason
 
         new = block.replace_text
         if state.deleted:

@@ -1,7 +1,7 @@
 """Applying a reply while it arrives: each block is applied as soon as it is complete.
 
 :class:`ApplyStream` feeds the reply's chunks to a :class:`~editblocks.StreamParser` and hands
-every completed block at once to the apply pipeline (:class:`editblocks.apply.BlockApplier`,
+every completed block at once to the apply pipeline (:class:`editblocks.pipeline.placer.BlockApplier`,
 the same steps :func:`editblocks.apply_edits` runs), so each block's status is known while the
 rest of the reply is still arriving. Blocks apply in reply order, each seeing the earlier ones'
 results, to the files held in memory. The files are written at the end, by
@@ -31,13 +31,13 @@ from itertools import chain
 from types import TracebackType
 from typing import Any
 
-from .apply import ApplyOptions, BlockApplier
-from .drift import DriftCheck
-from .lock import DEFAULT_LOCK_TIMEOUT, RootLock
-from .models import ApplyResult, EditBlock, EditResult, EditStatus
-from .parsing import parse_response
-from .streaming import BlockCompleted, Event, StreamParser
-from .workspace import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_REPLY_BYTES, TooLargeError, Workspace
+from editblocks.files.drift import DriftCheck
+from editblocks.files.lock import DEFAULT_LOCK_TIMEOUT, RootLock
+from editblocks.files.workspace import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_REPLY_BYTES, TooLargeError, Workspace
+from editblocks.models import ApplyResult, EditBlock, EditResult, EditStatus
+from editblocks.pipeline.placer import ApplyOptions, BlockApplier
+from editblocks.reading.reader import parse_response
+from editblocks.reading.stream import BlockCompleted, Event, StreamParser
 
 Chunk = str | bytes
 
@@ -134,7 +134,7 @@ class ApplyStream:
         """Read the next piece of the reply; returns its events, each completed block's
         :class:`~editblocks.BlockCompleted` followed by its :class:`BlockApplied`.
 
-        Raises :class:`~editblocks.workspace.TooLargeError` once the reply exceeds
+        Raises :class:`~editblocks.files.workspace.TooLargeError` once the reply exceeds
         ``max_reply_bytes`` (nothing is written then).
         """
         if self._finished:

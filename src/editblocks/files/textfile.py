@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from .errors import BinaryFileError, EditblocksError
+from editblocks.errors import BinaryFileError, EditblocksError
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),
