@@ -40,8 +40,11 @@ SKIP_AFTER_FAILURE = "previous edit to this file failed"
 
 @dataclass(frozen=True)
 class ApplyOptions:
-    """How an apply behaves (the keyword options of :func:`apply_edits` that reach the blocks)."""
+    """Every option of an apply, in one place: the keyword arguments of :func:`apply_edits`,
+    :class:`~editblocks.pipeline.stream.ApplyStream` and
+    :func:`~editblocks.pipeline.stream.apply_stream` (see :func:`apply_edits` for each)."""
 
+    format: str | None = None
     dry_run: bool = False
     git_add: bool = False
     continue_after_failure: bool = False
@@ -52,6 +55,10 @@ class ApplyOptions:
     allow_delete: bool = True
     verify_syntax: bool = False
     """A file that parsed before its blocks and does not after them is not written; its blocks fail."""
+    base: Mapping[str, str | bytes | None] | None = None
+    max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    lock_timeout: float = DEFAULT_LOCK_TIMEOUT
 
     def __post_init__(self) -> None:
         if self.match is not None and self.match not in LEVELS:
@@ -196,7 +203,11 @@ def apply_edits(
     standard library, other languages with the ``ast`` extra; by default files over 1 MB are
     not checked.
     """
-    options = ApplyOptions(dry_run, git_add, continue_after_failure, match, atomic, refuse_drift, journal, allow_delete, verify_syntax)
+    options = ApplyOptions(
+        format=format, dry_run=dry_run, git_add=git_add, continue_after_failure=continue_after_failure, match=match,
+        atomic=atomic, refuse_drift=refuse_drift, journal=journal, allow_delete=allow_delete, verify_syntax=verify_syntax,
+        base=base, max_reply_bytes=max_reply_bytes, max_file_bytes=max_file_bytes, lock_timeout=lock_timeout,
+    )
     if isinstance(source, (bytes, bytearray)):
         # A whole reply as bytes: UTF-8, or one legacy encoding throughout (ReplyDecodeError otherwise).
         source = decode_reply(bytes(source))
@@ -210,24 +221,7 @@ def apply_edits(
 
         blocks, chunks = split_source(source)
         if chunks is not None:
-            return apply_stream(
-                chunks,
-                root,
-                format=format,
-                dry_run=dry_run,
-                git_add=git_add,
-                continue_after_failure=continue_after_failure,
-                match=match,
-                atomic=atomic,
-                base=base,
-                refuse_drift=refuse_drift,
-                journal=journal,
-                max_reply_bytes=max_reply_bytes,
-                max_file_bytes=max_file_bytes,
-                lock_timeout=lock_timeout,
-                allow_delete=allow_delete,
-                verify_syntax=verify_syntax,
-            )
+            return apply_stream(chunks, root, options=options)
         parsed = ParsedResponse(blocks=blocks or [], format=format)
     workspace = Workspace(root, max_file_bytes=max_file_bytes)
     drift = DriftCheck(base, workspace) if base is not None else None

@@ -24,16 +24,16 @@ import codecs
 import os
 import signal
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain
 from types import TracebackType
 from typing import Any
 
 from editblocks.files.drift import DriftCheck
-from editblocks.files.lock import DEFAULT_LOCK_TIMEOUT, RootLock
-from editblocks.files.workspace import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_REPLY_BYTES, TooLargeError, Workspace
+from editblocks.files.lock import RootLock
+from editblocks.files.workspace import TooLargeError, Workspace
 from editblocks.models import ApplyResult, EditBlock, EditResult, EditStatus
 from editblocks.pipeline.placer import ApplyOptions, BlockApplier
 from editblocks.reading.reader import parse_response
@@ -87,26 +87,14 @@ class ApplyStream:
             result = stream.write()
     """
 
-    def __init__(
-        self,
-        root: str | os.PathLike[str] = ".",
-        *,
-        format: str | None = None,
-        dry_run: bool = False,
-        git_add: bool = False,
-        continue_after_failure: bool = False,
-        match: str | None = None,
-        atomic: bool = False,
-        base: Mapping[str, str | bytes | None] | None = None,
-        refuse_drift: bool = False,
-        journal: bool = True,
-        max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
-        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
-        lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
-        allow_delete: bool = True,
-        verify_syntax: bool = False,
-    ) -> None:
-        options = ApplyOptions(dry_run, git_add, continue_after_failure, match, atomic, refuse_drift, journal, allow_delete, verify_syntax)
+    def __init__(self, root: str | os.PathLike[str] = ".", options: ApplyOptions | None = None, **keywords: Any) -> None:
+        """``options``, or the same given as keywords (see :class:`ApplyOptions`)."""
+        if options is None:
+            options = ApplyOptions(**keywords)
+        elif keywords:
+            options = replace(options, **keywords)
+        format, dry_run, base = options.format, options.dry_run, options.base
+        max_file_bytes, max_reply_bytes, lock_timeout = options.max_file_bytes, options.max_reply_bytes, options.lock_timeout
         self.workspace = Workspace(root, max_file_bytes=max_file_bytes)
         drift = DriftCheck(base, self.workspace) if base is not None else None
         self.result = ApplyResult(format=format, dry_run=dry_run)
@@ -244,16 +232,17 @@ def apply_stream(
     root: str | os.PathLike[str] = ".",
     *,
     on_event: Callable[[StreamEvent], Any] | None = None,
-    **options: Any,
+    options: ApplyOptions | None = None,
+    **keywords: Any,
 ) -> ApplyResult:
     """Apply a reply arriving as ``chunks`` (str or bytes, split anywhere), each block as soon as
     it completes; ``on_event`` sees every event as it happens (the parser's events and a
-    :class:`BlockApplied` after each completed block). The options are those of
-    :func:`editblocks.apply_edits`, and the result equals that of ``apply_edits`` on the whole
-    reply. If reading ``chunks`` raises, nothing is written and the exception propagates;
-    Ctrl-C while the files are written is raised once they all are.
+    :class:`BlockApplied` after each completed block). ``options`` (or the same as keywords) are
+    those of :func:`editblocks.apply_edits`, and the result equals that of ``apply_edits`` on
+    the whole reply. If reading ``chunks`` raises, nothing is written and the exception
+    propagates; Ctrl-C while the files are written is raised once they all are.
     """
-    with ApplyStream(root, **options) as stream:
+    with ApplyStream(root, options, **keywords) as stream:
         for chunk in chunks:
             events = stream.feed(chunk)
             if on_event is not None:
