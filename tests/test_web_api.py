@@ -19,6 +19,7 @@ pytest.importorskip("uvicorn", reason="the review page needs the web extra: pip 
 from starlette.testclient import TestClient  # noqa: E402
 
 import editblocks  # noqa: E402
+from editblocks.feedback import feedback_message  # noqa: E402
 from editblocks.web import create_app, missing_dependency  # noqa: E402
 from editblocks.web.highlight import char_changes, diff_rows, render_line, token_lines  # noqa: E402
 from editblocks.web.server import ReviewServer  # noqa: E402
@@ -118,11 +119,33 @@ def test_failed_block_carries_its_diagnosis_and_the_similar_lines(client: TestCl
     assert failure["index"] == 3 and failure["similar_line"] == 3 and failure["file_path"] == "README.md"
 
 
-def test_feedback_message_is_the_one_apply_edits_gives(client: TestClient, project: Path) -> None:
+def test_feedback_message_says_what_is_written_and_what_only_will_be(client: TestClient, project: Path) -> None:
     view = new_review(client)
-    expected = editblocks.apply_edits(REPLY, project, dry_run=True).feedback_message()
-    assert view["feedback"] == expected
+    dry = editblocks.apply_edits(REPLY, project, dry_run=True)
+    waiting = [i for i, r in enumerate(dry.results) if r.status is editblocks.EditStatus.APPLIED]
+    assert view["feedback"] == feedback_message(dry, pending=waiting)
     assert "Block 4 for README.md failed" in view["feedback"]
+    assert "Applied, do not send" not in view["feedback"]
+    assert "will apply as they are (not written yet)" in view["feedback"]
+    assert "the file contents below are current" in view["feedback"]
+    assert client.get(f"/api/reviews/{view['id']}/feedback").json()["feedback"] == view["feedback"]
+    one = client.get(f"/api/reviews/{view['id']}/feedback?block=3").json()["feedback"]
+    assert "Block 4 for README.md failed" in one and "block 1 (" not in one
+    assert "A tiny shopping cart used by the editblocks demo." in one
+    first = client.get(f"/api/reviews/{view['id']}/feedback?block=0").json()["feedback"]
+    assert first == "Block 1 (shop/cart.py, line 11) will apply as it is (not written yet); do not send it again.\n"
+    client.post(f"/api/reviews/{view['id']}/apply", json={"all": True})
+    after = client.get(f"/api/reviews/{view['id']}/feedback").json()["feedback"]
+    assert "Applied, do not send these again:\n- block 1 (shop/cart.py, line 11)" in after
+    assert "not written yet" not in after
+    assert client.get(f"/api/reviews/{view['id']}/feedback?block=9").status_code == 404
+
+
+def test_feedback_promises_file_contents_only_when_it_holds_them(client: TestClient) -> None:
+    view = new_review(client, sr("missing.py", "x = 1\n", "x = 2\n"))
+    assert view["blocks"][0]["status"] == "failed"
+    assert "file contents below" not in view["feedback"]
+    assert "Send corrected blocks for these only." in view["feedback"]
 
 
 def test_strategy_indicators_for_tolerant_and_fuzzy_matches(client: TestClient, project: Path) -> None:

@@ -329,3 +329,33 @@ def test_open_and_drop_a_reply_file(page: object, tmp_path: Path) -> None:
     )
     page.wait_for_selector("#files .block")  # type: ignore[attr-defined]
     assert statuses(page) == ["will_apply", "will_apply", "will_apply", "failed"]
+
+
+def copied_feedback(page: object, selector: str) -> str:
+    page.evaluate("navigator.clipboard.writeText('')")  # type: ignore[attr-defined]
+    page.click(selector)  # type: ignore[attr-defined]
+    page.wait_for_function("async () => (await navigator.clipboard.readText()) !== ''")  # type: ignore[attr-defined]
+    return page.evaluate("navigator.clipboard.readText()")  # type: ignore[attr-defined]
+
+
+def test_copied_feedback_describes_the_files_as_they_are_when_copied(page: object, project: Path) -> None:
+    paste_and_preview(page, REPLY)
+    before = copied_feedback(page, "#copy-feedback-all")
+    assert "Applied, do not send these again" not in before
+    assert "These will apply as they are (not written yet)" in before and "- block 1 (shop/cart.py, line 11)" in before
+    assert "Block 4 for README.md failed" in before
+    assert "the file contents below are current" in before and "A tiny shopping cart used by the editblocks demo." in before
+    # One block's button: that block's feedback only.
+    alone = copied_feedback(page, "#block-3 .copy-feedback")
+    assert "Block 4 for README.md failed" in alone and "block 1" not in alone
+
+    page.click("#apply-all")  # type: ignore[attr-defined]
+    wait_statuses(page, ["applied", "applied", "applied", "failed"])
+    assert "def total(self, discount=0.0):" in (project / "shop/cart.py").read_text()
+    after = copied_feedback(page, "#copy-feedback-all")
+    assert "Applied, do not send these again:\n- block 1 (shop/cart.py, line 11)" in after
+    assert "not written yet" not in after
+    # The file changed on disk after the page was drawn: the copy says what is there now.
+    (project / "README.md").write_text("# shop\n\nSomething else entirely.\n")
+    changed = copied_feedback(page, "#block-3 .copy-feedback")
+    assert "Something else entirely." in changed or "file contents below" not in changed

@@ -12,6 +12,7 @@ comes from another origin). When the server has a token, every request carries i
 ``POST /api/reviews/{id}/blocks/{i}``        ``{text}``: edit block ``i`` by hand (null: back to the reply's)
 ``POST /api/reviews/{id}/cancel``            forget the review; nothing is written
 ``GET  /api/reviews/{id}/file?path=P``       file ``P``'s diff (pending, applied, or its text)
+``GET  /api/reviews/{id}/feedback?block=I``  the message for the model as the files are now (block ``I``'s alone)
 ``POST /api/undo``                           ``{review?}``: undo the last apply (the undo journal)
 ``POST /api/live``                           ``{chunk?, done?, reset?, format?}``: push a reply as it arrives
 ``GET  /api/live/events``                    Server-Sent Events: the live reply and its review
@@ -438,6 +439,15 @@ async def file_view(request: Request) -> Response:
     return JSONResponse(await run_in_threadpool(review.file_view, path))
 
 
+async def feedback(request: Request) -> Response:
+    review = await run_in_threadpool(_state(request).review, request.path_params["review_id"])
+    block = request.query_params.get("block")
+    if block is not None and not block.isdigit():
+        raise ReviewError("block must be a block number (0-based)")
+    index_ = int(block) if block is not None else None
+    return JSONResponse({"feedback": await run_in_threadpool(review.feedback, index_)})
+
+
 async def undo(request: Request) -> Response:
     state = _state(request)
     data = await _json_body(request)
@@ -564,6 +574,7 @@ def create_app(
         Route("/api/reviews/{review_id}/blocks/{index:int}", edit_block, methods=["POST"]),
         Route("/api/reviews/{review_id}/cancel", cancel_review, methods=["POST"]),
         Route("/api/reviews/{review_id}/file", file_view),
+        Route("/api/reviews/{review_id}/feedback", feedback),
         Route("/api/undo", undo, methods=["POST"]),
         Route("/api/live", push_live, methods=["POST"]),
         Route("/api/live/events", live_events),

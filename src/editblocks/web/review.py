@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..apply import apply_edits
+from ..feedback import feedback_message
 from ..models import ApplyResult, EditBlock, EditResult, EditStatus, ParseWarning
 from ..parsing import parse_response, split_reply
 from ..workspace import BinaryFileError, FileMissingError, Workspace
@@ -241,29 +242,52 @@ class Review:
 
     # -- the page's view ------------------------------------------------------------------
 
+    def _evaluate(self) -> tuple[list[tuple[EditResult, str]], list[int], list[EditBlock], ApplyResult]:
+        """Each block's result and status now (a dry run of the pending blocks against the files),
+        the pending block indices, their blocks and the dry run."""
+        self._notice_undos()
+        pending = self._pending()
+        blocks = [self.slots[i].current for i in pending]
+        dry = self._dry_run(blocks)
+        by_index = {i: dry.results[k] for k, i in enumerate(pending)}
+        out: list[tuple[EditResult, str]] = []
+        for i, slot in enumerate(self.slots):
+            if slot.applied is not None:
+                out.append((slot.applied, APPLIED))
+            elif slot.edit_error is not None:
+                out.append((EditResult(slot.block.file_path, EditStatus.FAILED, slot.block, reason=slot.edit_error), FAILED))
+            else:
+                res = by_index[i]
+                out.append((res, _status(res)))
+        return out, pending, blocks, dry
+
+    def _feedback(self, evaluated: list[tuple[EditResult, str]], only: int | None = None) -> str:
+        combined = [res for res, _ in evaluated]
+        waiting = [i for i, (_, status) in enumerate(evaluated) if status == WILL_APPLY]
+        result = ApplyResult(results=combined, warnings=list(self.warnings), format=self.format)
+        return feedback_message(result, pending=waiting, only=only)
+
+    def feedback(self, index: int | None = None) -> str:
+        """The message for the model as the files are now: for the whole reply, or block ``index``."""
+        with self._lock:
+            if index is not None:
+                self._slot(index)
+            evaluated, _, _, _ = self._evaluate()
+            return self._feedback(evaluated, index)
+
     def view(self) -> dict[str, Any]:
         """Everything the page shows for this reply, as JSON-ready data."""
         with self._lock:
-            self._notice_undos()
-            pending = self._pending()
-            blocks = [self.slots[i].current for i in pending]
-            dry = self._dry_run(blocks)
+            evaluated, pending, blocks, dry = self._evaluate()
             rows = self._block_rows(blocks, dry)
-            by_index = {i: (dry.results[k], rows[k]) for k, i in enumerate(pending)}
+            rows_of = {i: rows[k] for k, i in enumerate(pending)}
             views: list[dict[str, Any]] = []
-            combined: list[EditResult] = []
             for i, slot in enumerate(self.slots):
-                if slot.applied is not None:
-                    views.append(self._block_view(i, slot, slot.applied, APPLIED, slot.applied_rows))
-                    combined.append(slot.applied)
-                elif slot.edit_error is not None:
-                    res = EditResult(slot.block.file_path, EditStatus.FAILED, slot.block, reason=slot.edit_error)
-                    views.append(self._block_view(i, slot, res, FAILED, None))
-                    combined.append(res)
+                res, status = evaluated[i]
+                if status == APPLIED:
+                    views.append(self._block_view(i, slot, res, APPLIED, slot.applied_rows))
                 else:
-                    res, block_rows = by_index[i]
-                    views.append(self._block_view(i, slot, res, _status(res), block_rows))
-                    combined.append(res)
+                    views.append(self._block_view(i, slot, res, status, rows_of.get(i)))
             counts = {s: 0 for s in STATUSES}
             for v in views:
                 counts[v["status"]] += 1
@@ -279,7 +303,7 @@ class Review:
                 for v in views
                 if v["status"] == FAILED
             ]
-            feedback = ApplyResult(results=combined, warnings=list(self.warnings), format=self.format).feedback_message()
+            feedback = self._feedback(evaluated)
             applied_files = list(dict.fromkeys(f for b in self._batches if not b.undone for f in b.files))
             return {
                 "id": self.id,

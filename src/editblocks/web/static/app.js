@@ -88,6 +88,20 @@ async function copyText(text, what) {
   toast(ok ? `${what} copied` : `Could not copy ${what.toLowerCase()}; select it and copy by hand`, ok ? "" : "error");
 }
 
+// The message for the model as the files are now (the server re-checks them), for the whole
+// reply or for one block.
+async function copyFeedback(index) {
+  if (!state.view) return;
+  const query = index === null ? "" : `?block=${index}`;
+  let text;
+  try {
+    const data = await api("GET", `/api/reviews/${encodeURIComponent(state.view.id)}/feedback${query}`);
+    text = data.feedback;
+  } catch (e) { toast(e.message, "error"); return; }
+  if (!text) { toast("Nothing to tell the model: every block applies"); return; }
+  await copyText(text, "Feedback for the model");
+}
+
 function plural(n, word) { return `${n} ${word}${n === 1 ? "" : "s"}`; }
 
 async function guarded(action) {
@@ -192,7 +206,7 @@ function renderSummary(view) {
   if (view.feedback) {
     actions.append(el("button", {
       type: "button", class: "btn", id: "copy-feedback-all",
-      onclick: () => copyText(view.feedback, "Feedback for the model"),
+      onclick: () => copyFeedback(null),
     }, "Copy feedback for the model"));
   }
   box.append(el("div", { class: "summary-head" }, el("strong", { text: headline }), chips, el("span", { class: "spacer" }), actions));
@@ -288,7 +302,7 @@ function renderBlock(b, view) {
     head.append(el("button", { type: "button", class: "btn small apply-block", onclick: () => applySelection({ blocks: [b.index] }, `block #${b.index + 1}`) }, "Apply block"));
   }
   if (b.status === "failed") {
-    head.append(el("button", { type: "button", class: "btn small copy-feedback", onclick: () => copyText(view.feedback, "Feedback for the model") }, "Copy feedback"));
+    head.append(el("button", { type: "button", class: "btn small copy-feedback", onclick: () => copyFeedback(b.index) }, "Copy feedback"));
   }
   if (b.status === "failed" || b.status === "skipped" || b.edited || state.editors.has(b.index)) {
     if (b.status !== "applied") {
