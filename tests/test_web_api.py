@@ -927,3 +927,27 @@ def test_serve_prints_a_link_with_the_token_and_no_token_warns(project: Path) ->
 
     result = CliRunner().invoke(main, ["apply", str(project / "reply.md"), "--root", str(project), "--no-token"])
     assert result.exit_code == 2 and "--no-token is for the review page" in result.output
+
+
+def test_choosing_a_place_for_an_ambiguous_block(client: TestClient, project: Path) -> None:
+    text = "a\nx\ny\nb\nx\ny\nc\n"
+    write_tree(project, {"n.py": text})
+    view = new_review(client, sr("n.py", "x\ny\n", "X\ny\n"))
+    [block] = view["blocks"]
+    assert block["status"] == "failed" and block["candidates"] == [2, 5]
+    assert [p["line"] for p in block["places"]] == [2, 5]
+    assert [r["n"] for r in block["places"][1]["rows"] if r["m"]] == [5, 6]
+    url = f"/api/reviews/{view['id']}/blocks/0/choose"
+    digest = block["places"][1]["digest"]
+    refused = client.post(url, json={"line": 3, "digest": digest})
+    assert refused.status_code == 409 and "not one of the places" in refused.json()["error"]
+    assert client.post(url, json={"line": "5"}).status_code == 400
+    (project / "n.py").write_text(text + "d\n")
+    changed = client.post(url, json={"line": 5, "digest": digest})
+    assert changed.status_code == 409 and "changed since" in changed.json()["error"]
+    (project / "n.py").write_text(text)
+    done = client.post(url, json={"line": 5, "digest": digest})
+    assert done.status_code == 200, done.text
+    assert done.json()["view"]["blocks"][0]["status"] == "applied"
+    assert (project / "n.py").read_text() == "a\nx\ny\nb\nX\ny\nc\n"
+    assert client.post(url, json={"line": 2}).status_code == 409

@@ -43,6 +43,7 @@ pytest.importorskip("starlette", reason="the review page needs the web extra: pi
 
 from editblocks.web.server import ReviewServer  # noqa: E402
 
+from .helpers import sr  # noqa: E402
 from .webdata import CART, FIXED_README_BLOCK, README, REPLY, SCRIPT_REPLY, make_project, tree  # noqa: E402
 
 CHROMIUM_ARGS = [
@@ -132,6 +133,11 @@ def wait_statuses(page: object, expected: list[str]) -> None:
     )
 
 
+def marked(page: object) -> list[str]:
+    """The texts of the rows marked in the file view (the block's lines)."""
+    return page.eval_on_selector_all("#file-panel-body tr.target td.line", "els => els.map(e => e.textContent)")  # type: ignore[attr-defined]
+
+
 def snap(page: object, path: Path) -> None:
     """A screenshot of the whole page, taken from the top (as a person first sees it)."""
     page.evaluate("window.scrollTo(0, 0)")  # type: ignore[attr-defined]
@@ -178,7 +184,8 @@ def test_preview_apply_one_file_and_undo(page: object, server: ReviewServer, pro
     page.click("#block-1 .block-path")  # type: ignore[attr-defined]
     page.wait_for_selector("#file-panel:not([hidden]) tr.target")  # type: ignore[attr-defined]
     assert page.inner_text("#file-panel-title") == "shop/cart.py"  # type: ignore[attr-defined]
-    assert 'currency="$"' in page.inner_text("#file-panel tr.target")  # type: ignore[attr-defined]
+    assert 'currency="$"' in page.inner_text("#file-panel tr.target.row-add")  # type: ignore[attr-defined]
+    assert not any("def total" in t for t in marked(page))
     page.screenshot(path=str(shots / "03-file-diff.png"))  # type: ignore[attr-defined]
     page.click("#file-panel-close")  # type: ignore[attr-defined]
 
@@ -359,3 +366,51 @@ def test_copied_feedback_describes_the_files_as_they_are_when_copied(page: objec
     (project / "README.md").write_text("# shop\n\nSomething else entirely.\n")
     changed = copied_feedback(page, "#block-3 .copy-feedback")
     assert "Something else entirely." in changed or "file contents below" not in changed
+
+
+AMBIGUOUS = "import os\n\n\ndef a():\n    x = 1\n    return x\n\n\ndef b():\n    x = 1\n    return x\n"
+AMBIGUOUS_REPLY = (
+    sr("shop/cart.py", "    def add(self, name, price, quantity=1):\n", "    def add(self, name, price, quantity=2):\n")
+    + "\n"
+    + sr("m.py", "    x = 1\n    return x\n", "    x = 2\n    return x\n")
+)
+
+
+def test_an_ambiguous_blocks_places_open_the_file_there(page: object, project: Path) -> None:
+    (project / "m.py").write_text(AMBIGUOUS)
+    paste_and_preview(page, AMBIGUOUS_REPLY)
+    assert statuses(page) == ["will_apply", "failed"]
+    reason = page.locator("#block-1 .reason-box")  # type: ignore[attr-defined]
+    assert "matches at lines 5 and 10" in reason.inner_text()
+    assert reason.locator(".place-link").all_inner_texts() == ["5", "10"]
+    reason.locator('.place-link[data-line="10"]').click()
+    page.wait_for_selector("#file-panel:not([hidden]) tr.target")  # type: ignore[attr-defined]
+    assert page.inner_text("#file-panel-title") == "m.py"  # type: ignore[attr-defined]
+    rows = page.eval_on_selector_all("#file-panel-body tr.target", "els => els.map(e => Number(e.dataset.o))")  # type: ignore[attr-defined]
+    assert rows == [10, 11]
+    page.click("#file-panel-close")  # type: ignore[attr-defined]
+    # The path opens the file at this block's first place; the other block's change is not marked.
+    page.click("#block-1 .block-path")  # type: ignore[attr-defined]
+    page.wait_for_selector("#file-panel:not([hidden]) tr.target")  # type: ignore[attr-defined]
+    assert page.eval_on_selector_all("#file-panel-body tr.target", "els => els.map(e => Number(e.dataset.o))") == [5, 6]  # type: ignore[attr-defined]
+    page.click("#file-panel-close")  # type: ignore[attr-defined]
+    page.click("#block-0 .block-path")  # type: ignore[attr-defined]
+    page.wait_for_selector("#file-panel:not([hidden]) tr.target")  # type: ignore[attr-defined]
+    assert page.inner_text("#file-panel-title") == "shop/cart.py"  # type: ignore[attr-defined]
+    assert all("def add" in t for t in marked(page)) and len(marked(page)) == 2
+
+
+def test_choose_the_place_of_an_ambiguous_block(page: object, project: Path, shots: Path) -> None:
+    (project / "m.py").write_text(AMBIGUOUS)
+    paste_and_preview(page, AMBIGUOUS_REPLY)
+    places = page.locator("#block-1 .place")  # type: ignore[attr-defined]
+    assert places.count() == 2
+    assert "def a():" in places.nth(0).inner_text() and "def b():" in places.nth(1).inner_text()
+    matched = page.eval_on_selector_all("#block-1 .place:nth-child(2) tr.row-match", "els => els.map(e => Number(e.dataset.o))")  # type: ignore[attr-defined]
+    assert matched == [10, 11]
+    snap(page, shots / "09-ambiguous-places.png")
+    page.click('#block-1 .choose-place[data-line="10"]')  # type: ignore[attr-defined]
+    wait_statuses(page, ["will_apply", "applied"])
+    assert (project / "m.py").read_text() == AMBIGUOUS.replace("def b():\n    x = 1", "def b():\n    x = 2")
+    assert (project / "shop/cart.py").read_text() == CART
+    assert "Applied block #2 at line 10" in page.inner_text("#toast")  # type: ignore[attr-defined]

@@ -10,6 +10,7 @@ comes from another origin). When the server has a token, every request carries i
 ``GET  /api/reviews/{id}``                   the review again (re-checked against the files now)
 ``POST /api/reviews/{id}/apply``             ``{all: true}`` | ``{file: path}`` | ``{blocks: [i, ...]}``
 ``POST /api/reviews/{id}/blocks/{i}``        ``{text}``: edit block ``i`` by hand (null: back to the reply's)
+``POST /api/reviews/{id}/blocks/{i}/choose`` ``{line, digest?}``: apply ambiguous block ``i`` at the candidate place at ``line``
 ``POST /api/reviews/{id}/cancel``            forget the review; nothing is written
 ``GET  /api/reviews/{id}/file?path=P``       file ``P``'s diff (pending, applied, or its text)
 ``GET  /api/reviews/{id}/feedback?block=I``  the message for the model as the files are now (block ``I``'s alone)
@@ -427,6 +428,20 @@ async def edit_block(request: Request) -> Response:
     return JSONResponse(await run_in_threadpool(review.view))
 
 
+async def choose_place(request: Request) -> Response:
+    state = _state(request)
+    data = await _json_body(request)
+    review = await run_in_threadpool(state.review, request.path_params["review_id"])
+    line = data.get("line")
+    if not isinstance(line, int) or isinstance(line, bool) or line < 1:
+        raise ReviewError("line must be the first line (1-based) of one of the block's places")
+    digest = data.get("digest")
+    if digest is not None and not isinstance(digest, str):
+        raise ReviewError("digest must be the text the page was given")
+    index_ = request.path_params["index"]
+    return JSONResponse(await run_in_threadpool(review.choose, index_, line, digest))
+
+
 async def cancel_review(request: Request) -> Response:
     await _json_body(request)
     await run_in_threadpool(_state(request).cancel, request.path_params["review_id"])
@@ -572,6 +587,7 @@ def create_app(
         Route("/api/reviews/{review_id}", get_review),
         Route("/api/reviews/{review_id}/apply", apply_review, methods=["POST"]),
         Route("/api/reviews/{review_id}/blocks/{index:int}", edit_block, methods=["POST"]),
+        Route("/api/reviews/{review_id}/blocks/{index:int}/choose", choose_place, methods=["POST"]),
         Route("/api/reviews/{review_id}/cancel", cancel_review, methods=["POST"]),
         Route("/api/reviews/{review_id}/file", file_view),
         Route("/api/reviews/{review_id}/feedback", feedback),

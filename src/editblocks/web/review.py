@@ -7,6 +7,8 @@ and :func:`~.recording.apply_recorded` writes. Nothing is written until :meth:`R
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import secrets
 import threading
 from dataclasses import dataclass, field
@@ -23,6 +25,12 @@ from .recording import apply_recorded, undo_status, undone_entries
 
 WILL_APPLY, APPLIED, FAILED, SKIPPED, ALREADY_APPLIED = "will_apply", "applied", "failed", "skipped", "already_applied"
 STATUSES = (WILL_APPLY, APPLIED, FAILED, SKIPPED, ALREADY_APPLIED)
+MAX_PLACES = 6
+"""An ambiguous block shows at most this many of its candidate places."""
+PLACE_CONTEXT = 3
+"""Lines shown around each candidate place."""
+MAX_EXTRA_CONTEXT = 8
+"""A chosen place a line hint cannot single out is made unique with up to this many file lines around it."""
 MAX_PREFIX_BLOCKS = 40
 """Files with more blocks than this show each block's own text instead of its exact file diff."""
 
@@ -80,6 +88,8 @@ class _Slot:
     """The block's text as the reply has it (what Edit manually starts from)."""
     edited: EditBlock | None = None
     edited_text: str | None = None
+    placed: EditBlock | None = None
+    """The block narrowed to the place a person chose among its candidates."""
     edit_error: str | None = None
     applied: EditResult | None = None
     applied_rows: list[dict[str, Any]] | None = None
@@ -87,7 +97,7 @@ class _Slot:
 
     @property
     def current(self) -> EditBlock:
-        return self.edited or self.block
+        return self.placed or self.edited or self.block
 
 
 @dataclass
@@ -175,6 +185,7 @@ class Review:
             slot = self._slot(index)
             if slot.applied is not None:
                 raise ReviewError(f"block {index + 1} is already applied; undo first to edit it", 409)
+            slot.placed = None
             if text is None or text == slot.text:
                 slot.edited, slot.edited_text, slot.edit_error = None, None, None
             else:
@@ -343,6 +354,9 @@ class Review:
         closest: list[dict[str, Any]] = []
         if res.closest_text and res.closest_region:
             closest = text_rows(res.closest_text, res.file_path, res.closest_region[0])
+        places: list[dict[str, Any]] = []
+        if status == FAILED and len(res.candidates) > 1:
+            places = self._places(res)
         reason = res.reason
         if status == ALREADY_APPLIED:
             reason = "the file already contains this change"
@@ -362,6 +376,9 @@ class Review:
             "closest_region": list(res.closest_region) if res.closest_region else None,
             "closest": closest,
             "candidates": list(res.candidates),
+            "places": places,
+            "place_length": _line_count(block.search_text),
+            "new_length": _line_count(block.replace_text),
             "notes": list(res.notes),
             "is_create": block.is_create,
             "text": slot.edited_text if slot.edited_text is not None else slot.text,
@@ -372,6 +389,85 @@ class Review:
             "diff_kind": diff_kind,
             "apply": slot.batch,
         }
+
+    def _places(self, res: EditResult) -> list[dict[str, Any]]:
+        """An ambiguous block's candidate places, each with the file's lines around it."""
+        try:
+            text = Workspace(self.root).read(res.file_path).text
+        except Exception:  # the file cannot be read now: no places to show
+            return []
+        lines = text.splitlines(keepends=True)
+        digest = _digest(text)
+        length = max(1, _line_count(res.block.search_text))
+        places = []
+        for line in res.candidates[:MAX_PLACES]:
+            first = max(1, line - PLACE_CONTEXT)
+            last = min(len(lines), line + length - 1 + PLACE_CONTEXT)
+            rows = text_rows("".join(lines[first - 1 : last]), res.file_path, first)
+            for row in rows:
+                row["m"] = line <= row["n"] < line + length
+            places.append({"line": line, "end": line + length - 1, "rows": rows, "digest": digest})
+        return places
+
+    def choose(self, index: int, line: int, digest: str | None = None) -> dict[str, Any]:
+        """Apply ambiguous block ``index`` at the candidate place starting at ``line``.
+
+        The place must be one of the block's candidates in the file as it is now, and the file
+        must be the one the page showed (``digest``, when given). The block is narrowed to that
+        place (a line hint; else the file's lines around it as context) and applied like any other.
+        """
+        with self._lock:
+            slot = self._slot(index)
+            if slot.applied is not None:
+                raise ReviewError(f"block {index + 1} is already applied", 409)
+            evaluated, _, _, _ = self._evaluate()
+            res, status = evaluated[index]
+            if status != FAILED or len(res.candidates) < 2:
+                raise ReviewError(f"block {index + 1} has no places to choose from (it is {status.replace('_', ' ')})", 409)
+            if line not in res.candidates:
+                listed = ", ".join(str(c) for c in res.candidates)
+                raise ReviewError(f"line {line} is not one of the places block {index + 1} matches (lines {listed})", 409)
+            try:
+                text = Workspace(self.root).read(res.file_path).text
+            except Exception as exc:
+                raise ReviewError(f"{res.file_path} cannot be read: {exc}", 409) from None
+            if digest is not None and digest != _digest(text):
+                raise ReviewError(f"{res.file_path} changed since the page showed it; look at the places again", 409)
+            narrowed = self._narrow(slot.current, text, line)
+            if narrowed is None:
+                raise ReviewError(f"block {index + 1} cannot be placed at line {line} alone", 409)
+            slot.placed = narrowed
+            self.revision += 1
+            try:
+                return self.apply(blocks=[index])
+            finally:
+                if slot.applied is None:
+                    slot.placed = None
+
+    def _narrow(self, block: EditBlock, text: str, line: int) -> EditBlock | None:
+        """``block`` made to match only at ``line`` (checked by a dry run), or None."""
+        tries = [dataclasses.replace(block, hint_line=line)]
+        lines = text.splitlines(keepends=True)
+        length = max(1, _line_count(block.search_text))
+        for k in range(1, MAX_EXTRA_CONTEXT + 1):
+            before = "".join(lines[max(0, line - 1 - k) : line - 1])
+            after = "".join(lines[line - 1 + length : line - 1 + length + k])
+            if not block.search_text.endswith("\n"):
+                break
+            tries.append(
+                dataclasses.replace(
+                    block, anchor=before + block.anchor, trailing_anchor=block.trailing_anchor + after, hint_line=None
+                )
+            )
+        for candidate in tries:
+            dry = self._dry_run([candidate])
+            if not dry.results or dry.results[0].status is not EditStatus.APPLIED:
+                continue
+            start = dry.results[0].estimated_line
+            lead = _line_count(candidate.anchor) - _line_count(block.anchor)
+            if start is not None and start + lead == line:
+                return candidate
+        return None
 
     def _files(self, views: list[dict[str, Any]], dry: ApplyResult) -> list[dict[str, Any]]:
         files: dict[str, dict[str, Any]] = {}
@@ -518,6 +614,14 @@ class Review:
         except BinaryFileError:
             raise ReviewError(f"{rel} is a binary file", 415) from None
         return {"path": rel, "kind": "current", "rows": text_rows(text, rel), "marks": marks}
+
+
+def _line_count(text: str) -> int:
+    return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def _status(res: EditResult) -> str:

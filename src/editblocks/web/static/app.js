@@ -231,7 +231,13 @@ function renderSummary(view) {
       item.append(el("div", { class: "failure-head" },
         el("span", { class: "badge badge-failed", text: "failed" }),
         el("a", { href: `#block-${f.index}`, class: "block-ref", text: `#${f.index + 1}` }),
-        el("button", { type: "button", class: "path-link", onclick: () => openFile(f.file_path, f.similar_line, "o") }, f.file_path),
+        el("button", {
+          type: "button", class: "path-link",
+          onclick: () => {
+            const b = state.view.blocks.find((x) => x.index === f.index);
+            if (b) openBlock(b); else openFile(f.file_path);
+          },
+        }, f.file_path),
         el("span", { class: "reason", text: f.reason || "" })));
       if (f.similar_line) {
         item.append(el("div", { class: "similar", text: `Similar code found at line ${f.similar_line}:` }));
@@ -285,8 +291,7 @@ function renderBlock(b, view) {
     el("span", { class: "block-number", text: `#${b.index + 1}` }),
     el("button", {
       type: "button", class: "path-link block-path", title: "Show this file's diff at the edit",
-      onclick: () => openFile(b.file_path, b.status === "failed" && b.closest_region ? b.closest_region[0] : b.line,
-        b.status === "will_apply" || b.status === "applied" ? "n" : "o"),
+      onclick: () => openBlock(b),
     }, b.file_path),
     el("span", { class: `badge badge-${b.status}`, text: STATUS_TEXT[b.status] }),
   );
@@ -315,8 +320,9 @@ function renderBlock(b, view) {
   if (b.requested_path) card.append(el("div", { class: "note", text: `The reply names ${b.requested_path}; it was resolved to ${b.file_path}.` }));
   for (const note of b.notes) card.append(el("div", { class: "note", text: note }));
   if (b.reason && b.status !== "will_apply" && b.status !== "applied") {
-    card.append(el("div", { class: `reason-box reason-${b.status}`, text: b.reason }));
+    card.append(reasonBox(b));
   }
+  if (b.places && b.places.length) card.append(renderPlaces(b));
   if (b.status === "failed" && b.closest.length) {
     card.append(el("div", { class: "similar", text: `Similar code found at line ${b.closest_region[0]}:` }), codeTable(b.closest));
   }
@@ -327,6 +333,85 @@ function renderBlock(b, view) {
   const editor = state.editors.get(b.index);
   if (editor && b.status !== "applied") card.append(renderEditor(b, editor));
   return card;
+}
+
+// Where a block's change is, to open its file there: [first line, last line, side of the diff].
+function blockRange(b) {
+  if (b.status === "will_apply" || b.status === "applied") {
+    return b.line ? [b.line, b.line + Math.max(1, b.new_length) - 1, "n"] : null;
+  }
+  if (b.status === "failed" && b.closest_region) return [b.closest_region[0], b.closest_region[1], "o"];
+  if (b.candidates && b.candidates.length) return placeRange(b, b.candidates[0]);
+  return b.line ? [b.line, b.line, "o"] : null;
+}
+
+function placeRange(b, line) {
+  return [line, line + Math.max(1, b.place_length) - 1, "o"];
+}
+
+function openBlock(b) {
+  const range = blockRange(b);
+  openFile(b.file_path, range, { block: b.index });
+}
+
+// The reason, with the lines of an ambiguous block's places ("matches at lines 37 and 46") as links.
+function reasonBox(b) {
+  const box = el("div", { class: `reason-box reason-${b.status}` });
+  const candidates = new Set(b.candidates || []);
+  const found = candidates.size > 1 ? /lines? ([\d, and]+\d)/.exec(b.reason) : null;
+  if (!found) {
+    box.textContent = b.reason;
+    return box;
+  }
+  const start = found.index + found[0].length - found[1].length;
+  box.append(b.reason.slice(0, start));
+  for (const part of found[1].split(/(\d+)/)) {
+    if (/^\d+$/.test(part) && candidates.has(Number(part))) {
+      box.append(el("button", {
+        type: "button", class: "place-link", dataset: { line: part }, title: `Show line ${part} of ${b.file_path}`,
+        onclick: () => openFile(b.file_path, placeRange(b, Number(part)), { block: b.index }),
+      }, part));
+    } else if (part) box.append(part);
+  }
+  box.append(b.reason.slice(start + found[1].length));
+  return box;
+}
+
+// An ambiguous block's places side by side, each with its surrounding lines and a button that
+// applies the block there.
+function renderPlaces(b) {
+  const grid = el("div", { class: "places" });
+  for (const place of b.places) {
+    const table = codeTable(place.rows);
+    table.querySelectorAll("tr").forEach((tr, k) => { if (place.rows[k].m) tr.classList.add("row-match"); });
+    const where = place.end > place.line ? `Lines ${place.line}\u2013${place.end}` : `Line ${place.line}`;
+    grid.append(el("div", { class: "place", dataset: { line: place.line } },
+      el("div", { class: "place-head" },
+        el("button", {
+          type: "button", class: "path-link place-open", title: "Show this place in the file",
+          onclick: () => openFile(b.file_path, placeRange(b, place.line), { block: b.index }),
+        }, where),
+        el("span", { class: "spacer" }),
+        el("button", {
+          type: "button", class: "btn small choose-place", dataset: { line: place.line },
+          disabled: !state.view || !state.view.done,
+          onclick: () => choosePlace(b, place),
+        }, "Apply here")),
+      table));
+  }
+  return el("div", { class: "places-box" },
+    el("div", { class: "caption", text: "The SEARCH text matches at each of these places; choose the one the edit is for:" }),
+    grid);
+}
+
+async function choosePlace(b, place) {
+  await guarded(async () => {
+    const data = await api("POST", `/api/reviews/${encodeURIComponent(state.view.id)}/blocks/${b.index}/choose`,
+      { line: place.line, digest: place.digest });
+    renderView(data.view);
+    if (data.applied.blocks.length) toast(`Applied block #${b.index + 1} at line ${place.line} of ${b.file_path}`);
+    else toast(`Block #${b.index + 1} did not apply at line ${place.line}`, "error");
+  });
 }
 
 // -- editing a block by hand -------------------------------------------------------------
@@ -477,7 +562,9 @@ async function refreshUndo() {
 
 // -- the file view -----------------------------------------------------------------------------
 
-async function openFile(path, line, side) {
+// Open a file's view; ``range`` = [first, last, side] marks those lines ("o": the file as it is,
+// "n": as it will be) and scrolls to them. Opened for a block, only that block's lines are marked.
+async function openFile(path, range, options) {
   if (!state.view) return;
   try {
     const data = await api("GET", `/api/reviews/${encodeURIComponent(state.view.id)}/file?path=${encodeURIComponent(path)}`);
@@ -494,13 +581,26 @@ async function openFile(path, line, side) {
     const panel = $("file-panel");
     panel.hidden = false;
     panel.dataset.path = data.path;
-    let target = null;
-    if (line) target = body.querySelector(`tr[data-${side === "o" ? "o" : "n"}="${Number(line)}"]`);
-    if (!target) target = body.querySelector("tr.row-add, tr.row-del");
-    if (target) {
-      target.classList.add("target");
-      target.scrollIntoView({ block: "center" });
+    panel.dataset.block = options && options.block !== undefined ? options.block : "";
+    let targets = [];
+    if (range) {
+      const [first, last, side] = range;
+      const key = side === "o" ? "o" : "n";
+      const rows = [...body.querySelectorAll("tr")];
+      const inside = rows.filter((tr) => tr.dataset[key] !== undefined && Number(tr.dataset[key]) >= first && Number(tr.dataset[key]) <= last);
+      if (inside.length) {
+        let from = rows.indexOf(inside[0]);
+        const to = rows.indexOf(inside[inside.length - 1]);
+        // the lines a change removes come just before the lines it adds
+        if (key === "n") while (from > 0 && rows[from - 1].classList.contains("row-del")) from -= 1;
+        targets = rows.slice(from, to + 1);
+      }
+    } else if (!options || options.block === undefined) {
+      const first = body.querySelector("tr.row-add, tr.row-del");
+      if (first) targets = [first];
     }
+    for (const tr of targets) tr.classList.add("target");
+    if (targets.length) targets[0].scrollIntoView({ block: "center" });
   } catch (e) {
     toast(e.message, "error");
   }
