@@ -414,3 +414,56 @@ def test_choose_the_place_of_an_ambiguous_block(page: object, project: Path, sho
     assert (project / "m.py").read_text() == AMBIGUOUS.replace("def b():\n    x = 1", "def b():\n    x = 2")
     assert (project / "shop/cart.py").read_text() == CART
     assert "Applied block #2 at line 10" in page.inner_text("#toast")  # type: ignore[attr-defined]
+
+
+def decisions(page: object) -> list[str]:
+    return page.eval_on_selector_all("#files .block", "els => els.map(e => e.dataset.decision || '')")  # type: ignore[attr-defined]
+
+
+def test_accept_and_reject_blocks_then_apply_the_accepted(page: object, project: Path) -> None:
+    paste_and_preview(page, REPLY)
+    assert page.is_disabled("#apply-accepted")  # type: ignore[attr-defined]
+    page.click("#block-2 .accept-block")  # type: ignore[attr-defined]
+    page.click("#block-0 .reject-block")  # type: ignore[attr-defined]
+    assert decisions(page) == ["reject", "", "accept", ""]
+    assert page.get_attribute("#block-2 .accept-block", "aria-pressed") == "true"  # type: ignore[attr-defined]
+    assert page.inner_text("#apply-accepted") == "Apply accepted (1 block)"  # type: ignore[attr-defined]
+    assert page.inner_text("#apply-all") == "Apply all but rejected (2 blocks)"  # type: ignore[attr-defined]
+    page.click("#apply-accepted")  # type: ignore[attr-defined]
+    wait_statuses(page, ["will_apply", "will_apply", "applied", "failed"])
+    assert (project / "tests/test_cart.py").exists() and (project / "shop/cart.py").read_text() == CART
+    page.click("#apply-all")  # type: ignore[attr-defined]
+    wait_statuses(page, ["will_apply", "applied", "applied", "failed"])
+    cart = (project / "shop/cart.py").read_text()
+    assert 'currency="$"' in cart and "discount" not in cart  # the rejected block is not written
+
+
+def test_keys_move_between_blocks_accept_reject_and_list_themselves(page: object, project: Path) -> None:
+    paste_and_preview(page, REPLY)
+    page.keyboard.press("j")  # type: ignore[attr-defined]
+    page.wait_for_selector("#block-0.current")  # type: ignore[attr-defined]
+    page.keyboard.press("j")  # type: ignore[attr-defined]
+    page.wait_for_selector("#block-1.current")  # type: ignore[attr-defined]
+    page.keyboard.press("k")  # type: ignore[attr-defined]
+    page.wait_for_selector("#block-0.current")  # type: ignore[attr-defined]
+    page.keyboard.press("x")  # type: ignore[attr-defined]
+    page.keyboard.press("j")  # type: ignore[attr-defined]
+    page.keyboard.press("a")  # type: ignore[attr-defined]
+    assert decisions(page) == ["reject", "accept", "", ""]
+    page.keyboard.press("n")  # type: ignore[attr-defined]
+    page.wait_for_selector("#block-3.current")  # type: ignore[attr-defined]
+    assert page.evaluate("document.activeElement.id") == "block-3"  # type: ignore[attr-defined]
+    page.keyboard.press("Shift+?")  # type: ignore[attr-defined]
+    page.wait_for_selector("#keys-help:not([hidden])")  # type: ignore[attr-defined]
+    help_text = page.inner_text("#keys-help")  # type: ignore[attr-defined]
+    assert "next failed block" in help_text and "accept" in help_text and "reject" in help_text
+    page.keyboard.press("Escape")  # type: ignore[attr-defined]
+    page.wait_for_selector("#keys-help", state="hidden")  # type: ignore[attr-defined]
+    # Keys typed in a text box are text, not commands.
+    page.click("#block-3 .edit-manually")  # type: ignore[attr-defined]
+    page.locator("#block-3 textarea.block-editor").press("End")  # type: ignore[attr-defined]
+    page.keyboard.type("x")  # type: ignore[attr-defined]
+    assert decisions(page)[3] == ""
+    page.click("#apply-accepted")  # type: ignore[attr-defined]
+    wait_statuses(page, ["will_apply", "applied", "will_apply", "failed"])
+    assert "discount" not in (project / "shop/cart.py").read_text() and not (project / "tests").exists()

@@ -7,7 +7,7 @@ comes from another origin). When the server has a token, every request carries i
 
 ``GET  /api/state``                          root, options, the live reply, undo availability
 ``POST /api/reviews``                        ``{reply, format?, match?}``: a dry-run review of a reply
-``GET  /api/reviews/{id}``                   the review again (re-checked against the files now)
+``GET  /api/reviews/{id}?page=N``            the review again (re-checked against the files now), page ``N`` of its blocks
 ``POST /api/reviews/{id}/apply``             ``{all: true}`` | ``{file: path}`` | ``{blocks: [i, ...]}``
 ``POST /api/reviews/{id}/blocks/{i}``        ``{text}``: edit block ``i`` by hand (null: back to the reply's)
 ``POST /api/reviews/{id}/blocks/{i}/choose`` ``{line, digest?}``: apply ambiguous block ``i`` at the candidate place at ``line``
@@ -397,7 +397,10 @@ async def create_review(request: Request) -> Response:
 
 async def get_review(request: Request) -> Response:
     review = await run_in_threadpool(_state(request).review, request.path_params["review_id"])
-    return JSONResponse(await run_in_threadpool(review.view))
+    page = request.query_params.get("page")
+    if page is not None and not page.isdigit():
+        raise ReviewError("page must be a page number (0-based)")
+    return JSONResponse(await run_in_threadpool(review.view, int(page) if page is not None else None))
 
 
 async def apply_review(request: Request) -> Response:

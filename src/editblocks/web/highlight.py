@@ -8,6 +8,7 @@ Nothing of the file or the reply reaches the page unescaped.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
 from collections import OrderedDict
@@ -56,6 +57,12 @@ def _css_class(ttype: _TokenType) -> str:
 
 def _lexer(path: str) -> Lexer:
     name = path.rsplit("/", 1)[-1]
+    return _lexer_for(name)
+
+
+@functools.lru_cache(maxsize=1024)
+def _lexer_for(name: str) -> Lexer:
+    """One lexer per kind of file name (finding it scans every lexer's patterns)."""
     try:
         return get_lexer_for_filename(name, stripnl=False, ensurenl=False, stripall=False)
     except (ClassNotFound, ValueError):

@@ -31,6 +31,10 @@ PLACE_CONTEXT = 3
 """Lines shown around each candidate place."""
 MAX_EXTRA_CONTEXT = 8
 """A chosen place a line hint cannot single out is made unique with up to this many file lines around it."""
+PAGE_SIZE = 100
+"""Blocks shown in full (with their diffs) on one page of the review; the others only by status."""
+MAX_LISTED_FAILURES = 20
+"""Failures listed in the summary (with the similar lines); the rest are counted."""
 MAX_PREFIX_BLOCKS = 40
 """Files with more blocks than this show each block's own text instead of its exact file diff."""
 
@@ -84,8 +88,8 @@ def editable_text(block: EditBlock, reply_lines: list[str]) -> str:
 @dataclass
 class _Slot:
     block: EditBlock
-    text: str
-    """The block's text as the reply has it (what Edit manually starts from)."""
+    reply_lines: list[str]
+    """The reply's lines (shared by every slot), from which :attr:`text` is made when first needed."""
     edited: EditBlock | None = None
     edited_text: str | None = None
     placed: EditBlock | None = None
@@ -95,9 +99,18 @@ class _Slot:
     applied_rows: list[dict[str, Any]] | None = None
     batch: int | None = None
 
+    _text: str | None = None
+
     @property
     def current(self) -> EditBlock:
         return self.placed or self.edited or self.block
+
+    @property
+    def text(self) -> str:
+        """The block's text as the reply has it (what Edit manually starts from)."""
+        if self._text is None:
+            self._text = editable_text(self.block, self.reply_lines)
+        return self._text
 
 
 @dataclass
@@ -137,6 +150,7 @@ class Review:
         self.git_add = git_add
         self.allow_delete = allow_delete
         self.revision = 0
+        self.page = 0
         self.done = True
         self._lock = threading.RLock()
         self._batches: list[_Batch] = []
@@ -170,7 +184,7 @@ class Review:
                 if old is not None and old.block.same_edit(block) and old.block.line_number == block.line_number:
                     slots.append(old)
                 else:
-                    slots.append(_Slot(block, editable_text(block, lines)))
+                    slots.append(_Slot(block, lines))
             self.reply = reply
             self.slots = slots
             self.warnings = list(warnings)
@@ -224,8 +238,11 @@ class Review:
             allow_delete=self.allow_delete,
         )
 
-    def _block_rows(self, blocks: list[EditBlock], dry: ApplyResult) -> list[list[dict[str, Any]] | None]:
-        """Each applying block's own change, as it would land in its file (None: not known)."""
+    def _block_rows(
+        self, blocks: list[EditBlock], dry: ApplyResult, wanted: set[int] | None = None
+    ) -> list[list[dict[str, Any]] | None]:
+        """Each applying block's own change, as it would land in its file (None: not known);
+        with ``wanted``, only those blocks' (positions in ``blocks``)."""
         out: list[list[dict[str, Any]] | None] = [None] * len(blocks)
         groups: dict[str, list[int]] = {}
         for k, r in enumerate(dry.results):
@@ -233,6 +250,8 @@ class Review:
         for path, ks in groups.items():
             applying = [k for k in ks if dry.results[k].status is EditStatus.APPLIED]
             if not applying or path not in dry.after:
+                continue
+            if wanted is not None and not wanted.intersection(ks):
                 continue
             if len(applying) == 1:
                 out[applying[0]] = diff_rows(dry.before[path], dry.after[path], path)
@@ -286,34 +305,50 @@ class Review:
             evaluated, _, _, _ = self._evaluate()
             return self._feedback(evaluated, index)
 
-    def view(self) -> dict[str, Any]:
-        """Everything the page shows for this reply, as JSON-ready data."""
+    def view(self, page: int | None = None) -> dict[str, Any]:
+        """What the page shows for this reply, as JSON-ready data: every block's status, and the
+        blocks of one page (:data:`PAGE_SIZE` of them, in file order) in full with their diffs.
+
+        ``page``: the page to show (0-based); None: the one shown last."""
         with self._lock:
             evaluated, pending, blocks, dry = self._evaluate()
-            rows = self._block_rows(blocks, dry)
-            rows_of = {i: rows[k] for k, i in enumerate(pending)}
+            statuses = [status for _, status in evaluated]
+            files = self._files(evaluated, dry)
+            order = [i for f in files for i in f["blocks"]]
+            pages = max(1, -(-len(order) // PAGE_SIZE))
+            if page is not None:
+                self.page = page
+            number = min(max(self.page, 0), pages - 1)
+            shown = sorted(order[number * PAGE_SIZE : (number + 1) * PAGE_SIZE])
+            k_of = {i: k for k, i in enumerate(pending)}
+            rows = self._block_rows(blocks, dry, {k_of[i] for i in shown if i in k_of})
             views: list[dict[str, Any]] = []
-            for i, slot in enumerate(self.slots):
+            for i in shown:
+                slot = self.slots[i]
                 res, status = evaluated[i]
                 if status == APPLIED:
                     views.append(self._block_view(i, slot, res, APPLIED, slot.applied_rows))
                 else:
-                    views.append(self._block_view(i, slot, res, status, rows_of.get(i)))
+                    views.append(self._block_view(i, slot, res, status, rows[k_of[i]] if i in k_of else None))
             counts = {s: 0 for s in STATUSES}
-            for v in views:
-                counts[v["status"]] += 1
-            files = self._files(views, dry)
-            failures = [
-                {
-                    "index": v["index"],
-                    "file_path": v["file_path"],
-                    "reason": v["reason"],
-                    "similar_line": v["closest_region"][0] if v["closest_region"] else None,
-                    "closest": v["closest"],
-                }
-                for v in views
-                if v["status"] == FAILED
-            ]
+            for status in statuses:
+                counts[status] += 1
+            failed = [i for i, status in enumerate(statuses) if status == FAILED]
+            failures = []
+            for i in failed[:MAX_LISTED_FAILURES]:
+                res = evaluated[i][0]
+                closest = []
+                if res.closest_text and res.closest_region:
+                    closest = text_rows(res.closest_text, res.file_path, res.closest_region[0])
+                failures.append(
+                    {
+                        "index": i,
+                        "file_path": res.file_path,
+                        "reason": res.reason,
+                        "similar_line": res.closest_region[0] if res.closest_region else None,
+                        "closest": closest,
+                    }
+                )
             feedback = self._feedback(evaluated)
             applied_files = list(dict.fromkeys(f for b in self._batches if not b.undone for f in b.files))
             return {
@@ -324,13 +359,16 @@ class Review:
                 "match": self.match,
                 "done": self.done,
                 "blocks": views,
+                "statuses": statuses,
+                "page": {"number": number, "count": pages, "size": PAGE_SIZE},
                 "files": files,
                 "summary": {
-                    "total": len(views),
+                    "total": len(statuses),
                     "counts": counts,
                     "files_pending": list(dry.files_modified),
                     "files_applied": applied_files,
                     "failures": failures,
+                    "more_failures": max(0, len(failed) - MAX_LISTED_FAILURES),
                 },
                 "warnings": [{"line": w.line, "message": w.message} for w in self.warnings],
                 "shell_suggestions": list(self.shell_suggestions),
@@ -469,15 +507,15 @@ class Review:
                 return candidate
         return None
 
-    def _files(self, views: list[dict[str, Any]], dry: ApplyResult) -> list[dict[str, Any]]:
+    def _files(self, evaluated: list[tuple[EditResult, str]], dry: ApplyResult) -> list[dict[str, Any]]:
         files: dict[str, dict[str, Any]] = {}
-        for v in views:
+        for i, (res, status) in enumerate(evaluated):
             f = files.setdefault(
-                v["file_path"],
-                {"path": v["file_path"], "blocks": [], "counts": {s: 0 for s in STATUSES}},
+                res.file_path,
+                {"path": res.file_path, "blocks": [], "counts": {s: 0 for s in STATUSES}},
             )
-            f["blocks"].append(v["index"])
-            f["counts"][v["status"]] += 1
+            f["blocks"].append(i)
+            f["counts"][status] += 1
         for f in files.values():
             f["will_change"] = f["path"] in dry.files_modified
         return list(files.values())

@@ -18,6 +18,8 @@ const state = {
   live: null,          // the last live payload
   showingLive: false,  // the review shown is the live reply
   editors: new Map(),  // block index -> {textarea, seq}
+  decisions: new Map(),  // block index -> "accept" | "reject" (the person's choice before Apply)
+  current: null,       // the block index the keys act on (j/k/n/a/x)
   busy: false,
 };
 
@@ -176,6 +178,8 @@ function renderSummary(view) {
   const counts = s.counts;
   const anyApplied = counts.applied > 0;
   const pending = counts.will_apply;
+  const accepted = decided(view, "accept");
+  const rejected = decided(view, "reject");
   let headline;
   if (!view.done) headline = "Reply still arriving; blocks appear as they complete.";
   else if (s.total === 0) headline = "No edit blocks found in this reply.";
@@ -193,10 +197,17 @@ function renderSummary(view) {
   const actions = el("div", { class: "actions" });
   actions.append(
     el("button", {
-      type: "button", class: "btn primary", id: "apply-all",
-      disabled: !view.done || pending === 0,
-      onclick: () => applySelection({ all: true }, "all pending blocks"),
-    }, pending ? `Apply all (${plural(pending, "block")})` : "Apply all"),
+      type: "button", class: "btn" + (accepted.length ? " primary" : ""), id: "apply-accepted",
+      disabled: !view.done || accepted.length === 0,
+      title: "Write the blocks you accepted (key a accepts, x rejects)",
+      onclick: () => applySelection({ blocks: accepted }, "the accepted blocks"),
+    }, accepted.length ? `Apply accepted (${plural(accepted.length, "block")})` : "Apply accepted"),
+    el("button", {
+      type: "button", class: "btn" + (accepted.length ? "" : " primary"), id: "apply-all",
+      disabled: !view.done || pending - rejected.length === 0,
+      onclick: () => applySelection(rejected.length ? { blocks: pendingNotRejected(view) } : { all: true }, "all pending blocks"),
+    }, rejected.length ? `Apply all but rejected (${plural(pending - rejected.length, "block")})`
+      : pending ? `Apply all (${plural(pending, "block")})` : "Apply all"),
     el("button", {
       type: "button", class: "btn", id: "cancel-review",
       onclick: cancelReview,
@@ -249,6 +260,24 @@ function renderSummary(view) {
   }
 }
 
+// Blocks still pending that the person accepted (or rejected).
+function decided(view, kind) {
+  return [...state.decisions].filter(([i, d]) => d === kind && view.statuses[i] === "will_apply").map(([i]) => i).sort((a, b) => a - b);
+}
+
+function pendingNotRejected(view) {
+  return view.statuses.map((s, i) => (s === "will_apply" && state.decisions.get(i) !== "reject" ? i : -1)).filter((i) => i >= 0);
+}
+
+function decide(index, kind) {
+  if (!state.view || state.view.statuses[index] !== "will_apply") return;
+  if (state.decisions.get(index) === kind) state.decisions.delete(index);
+  else state.decisions.set(index, kind);
+  state.current = index;
+  renderView(state.view);
+  focusBlock(index);
+}
+
 function renderWarnings(view) {
   const box = $("warnings");
   box.replaceChildren();
@@ -261,11 +290,18 @@ function renderWarnings(view) {
   box.append(list);
 }
 
+// The blocks in the order the page lists them (by file), over every page.
+function blockOrder(view) {
+  return view.files.flatMap((f) => f.blocks);
+}
+
 function renderFiles(view) {
   const box = $("files");
   box.replaceChildren();
   const byIndex = new Map(view.blocks.map((b) => [b.index, b]));
   for (const file of view.files) {
+    const onPage = file.blocks.filter((i) => byIndex.has(i));
+    if (!onPage.length) continue;
     const group = el("section", { class: "file-group", dataset: { path: file.path } });
     const counts = STATUS_ORDER.filter((s) => file.counts[s]).map((s) => `${file.counts[s]} ${STATUS_TEXT[s]}`).join(" · ");
     const head = el("div", { class: "file-head" },
@@ -279,13 +315,47 @@ function renderFiles(view) {
       }, "Apply file"));
     }
     group.append(head);
-    for (const index of file.blocks) group.append(renderBlock(byIndex.get(index), view));
+    for (const index of onPage) group.append(renderBlock(byIndex.get(index), view));
     box.append(group);
   }
+  renderPager(view);
+}
+
+function renderPager(view) {
+  const box = $("pager");
+  box.replaceChildren();
+  const p = view.page;
+  if (!p || p.count <= 1) { box.hidden = true; return; }
+  box.hidden = false;
+  const total = view.summary.total;
+  const first = p.number * p.size + 1;
+  const last = Math.min(total, first + p.size - 1);
+  const select = el("select", { id: "page-select", "aria-label": "Page of blocks", onchange: (e) => loadPage(Number(e.target.value)) });
+  for (let k = 0; k < p.count; k++) {
+    select.append(el("option", { value: k, selected: k === p.number }, `${k * p.size + 1}\u2013${Math.min(total, (k + 1) * p.size)}`));
+  }
+  box.append(
+    el("button", { type: "button", class: "btn small", id: "page-prev", disabled: p.number === 0, onclick: () => loadPage(p.number - 1) }, "\u2190 Previous"),
+    el("span", { class: "muted", id: "page-info", text: `Blocks ${first}\u2013${last} of ${total} (page ${p.number + 1} of ${p.count})` }),
+    select,
+    el("button", { type: "button", class: "btn small", id: "page-next", disabled: p.number >= p.count - 1, onclick: () => loadPage(p.number + 1) }, "Next \u2192"));
+}
+
+async function loadPage(number, focusIndex) {
+  if (!state.view) return;
+  try {
+    const view = await api("GET", `/api/reviews/${encodeURIComponent(state.view.id)}?page=${number}`);
+    renderView(view);
+    if (focusIndex !== undefined) focusBlock(focusIndex);
+    else window.scrollTo(0, $("files").offsetTop - 60);
+  } catch (e) { toast(e.message, "error"); }
 }
 
 function renderBlock(b, view) {
-  const card = el("article", { class: `block status-${b.status}`, id: `block-${b.index}`, dataset: { index: b.index, status: b.status } });
+  const card = el("article", {
+    class: `block status-${b.status}` + (state.current === b.index ? " current" : ""),
+    id: `block-${b.index}`, tabindex: "-1", dataset: { index: b.index, status: b.status },
+  });
   const head = el("div", { class: "block-head" });
   head.append(
     el("span", { class: "block-number", text: `#${b.index + 1}` }),
@@ -303,6 +373,19 @@ function renderBlock(b, view) {
   head.append(el("span", { class: "muted", text: `reply line ${b.reply_line}` }));
   if (b.edited) head.append(el("span", { class: "badge badge-edited", text: "edited" }));
   head.append(el("span", { class: "spacer" }));
+  const decision = state.decisions.get(b.index);
+  if (decision) card.dataset.decision = decision;
+  if (b.status === "will_apply") {
+    head.append(
+      el("button", {
+        type: "button", class: "btn small accept-block", "aria-pressed": decision === "accept" ? "true" : "false",
+        title: "Accept: Apply accepted writes it (key a)", onclick: () => decide(b.index, "accept"),
+      }, decision === "accept" ? "\u2713 Accepted" : "Accept"),
+      el("button", {
+        type: "button", class: "btn small reject-block", "aria-pressed": decision === "reject" ? "true" : "false",
+        title: "Reject: no Apply writes it (key x)", onclick: () => decide(b.index, "reject"),
+      }, decision === "reject" ? "\u2717 Rejected" : "Reject"));
+  }
   if (b.status === "will_apply" && view.done) {
     head.append(el("button", { type: "button", class: "btn small apply-block", onclick: () => applySelection({ blocks: [b.index] }, `block #${b.index + 1}`) }, "Apply block"));
   }
@@ -488,6 +571,8 @@ async function preview() {
       reply, format: $("format-select").value || null, match: $("match-select").value || null,
     });
     state.editors.clear();
+    state.decisions.clear();
+    state.current = null;
     state.showingLive = false;
     $("live-status").hidden = true;
     $("in-progress").replaceChildren();
@@ -498,7 +583,10 @@ async function preview() {
 async function applySelection(selection, what) {
   await guarded(async () => {
     const data = await api("POST", `/api/reviews/${encodeURIComponent(state.view.id)}/apply`, selection);
-    for (const index of data.applied.blocks) state.editors.delete(index);
+    for (const index of data.applied.blocks) {
+      state.editors.delete(index);
+      state.decisions.delete(index);
+    }
     renderView(data.view);
     const a = data.applied;
     if (a.blocks.length) {
@@ -524,6 +612,8 @@ function closeReview() {
   state.view = null;
   state.showingLive = false;
   state.editors.clear();
+  state.decisions.clear();
+  state.current = null;
   $("review").hidden = true;
   $("input-panel").hidden = false;
   $("new-reply").hidden = true;
@@ -735,6 +825,66 @@ function setupDrop() {
   });
 }
 
+// -- the keys ----------------------------------------------------------------------------------
+
+function focusBlock(index) {
+  document.querySelectorAll("#files .block.current").forEach((node) => node.classList.remove("current"));
+  state.current = index;
+  const card = $(`block-${index}`);
+  if (!card) return;
+  card.classList.add("current");
+  card.focus({ preventScroll: true });
+  card.scrollIntoView({ block: "start" });
+  window.scrollBy(0, -70);  // below the sticky bars
+}
+
+// Go to block ``index``, loading its page when it is on another one.
+function goToBlock(index) {
+  const view = state.view;
+  const position = blockOrder(view).indexOf(index);
+  const page = Math.floor(position / view.page.size);
+  if (page !== view.page.number) loadPage(page, index);
+  else focusBlock(index);
+}
+
+function moveBlock(step, onlyFailed) {
+  const view = state.view;
+  if (!view) return;
+  const order = blockOrder(view);
+  if (!order.length) return;
+  let at = state.current === null ? -1 : order.indexOf(state.current);
+  for (let tries = 0; tries < order.length; tries++) {
+    at = at + step;
+    if (onlyFailed) at = (at + order.length) % order.length;
+    else if (at < 0 || at >= order.length) return;
+    if (!onlyFailed || view.statuses[order[at]] === "failed") { goToBlock(order[at]); return; }
+  }
+  toast("No failed block");
+}
+
+function toggleKeys(show) {
+  const help = $("keys-help");
+  help.hidden = show === undefined ? !help.hidden : !show;
+  if (!help.hidden) $("keys-close").focus();
+}
+
+function onKey(event) {
+  if (event.key === "Escape") { closeFile(); toggleKeys(false); return; }
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  const target = event.target;
+  if (target && (target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName))) return;
+  if (event.key === "?") { event.preventDefault(); toggleKeys(); return; }
+  if (!state.view || $("review").hidden) return;
+  const act = {
+    j: () => moveBlock(1, false),
+    k: () => moveBlock(-1, false),
+    n: () => moveBlock(1, true),
+    a: () => { if (state.current !== null) decide(state.current, "accept"); },
+    x: () => { if (state.current !== null) decide(state.current, "reject"); },
+  }[event.key];
+  if (act) { event.preventDefault(); act(); }
+}
+
 // -- start -----------------------------------------------------------------------------------
 
 async function start() {
@@ -752,7 +902,9 @@ async function start() {
     state.editors.clear();
     if (state.live) showLive(state.live);
   });
-  document.addEventListener("keydown", (event) => { if (event.key === "Escape") closeFile(); });
+  document.addEventListener("keydown", onKey);
+  $("keys-close").addEventListener("click", () => toggleKeys(false));
+  $("keys-button").addEventListener("click", () => toggleKeys(true));
   setupDrop();
   try {
     const s = await api("GET", "/api/state");
