@@ -467,3 +467,20 @@ def test_keys_move_between_blocks_accept_reject_and_list_themselves(page: object
     page.click("#apply-accepted")  # type: ignore[attr-defined]
     wait_statuses(page, ["will_apply", "applied", "will_apply", "failed"])
     assert "discount" not in (project / "shop/cart.py").read_text() and not (project / "tests").exists()
+
+
+def test_a_tolerant_match_shows_the_search_text_beside_the_files_lines(page: object, project: Path, shots: Path) -> None:
+    (project / "w.py").write_text("import os\n\n\ndef f():\n    a = 1   \n    return a\n")
+    paste_and_preview(page, sr("w.py", "def f():\n    a = 1\n    return a\n", "def f():\n    a = 2\n    return a\n"))
+    assert statuses(page) == ["will_apply"]
+    assert "Whitespace adjusted" in page.inner_text("#block-0 .block-head")  # type: ignore[attr-defined]
+    page.click("#block-0 details.matched > summary")  # type: ignore[attr-defined]
+    assert "lines 4\u20136" in page.inner_text("#block-0 details.matched > summary")  # type: ignore[attr-defined]
+    search = page.eval_on_selector_all("#block-0 .matched-search td.line", "els => els.map(e => e.textContent)")  # type: ignore[attr-defined]
+    file_lines = page.eval_on_selector_all("#block-0 .matched-file tr", "els => els.map(e => [Number(e.dataset.n), e.querySelector('td.line').textContent])")  # type: ignore[attr-defined]
+    assert search == ["def f():", "    a = 1", "    return a"]
+    assert file_lines == [[4, "def f():"], [5, "    a = 1   "], [6, "    return a"]]
+    snap(page, shots / "10-tolerant-match.png")
+    page.click("#apply-all")  # type: ignore[attr-defined]
+    wait_statuses(page, ["applied"])
+    assert (project / "w.py").read_text() == "import os\n\n\ndef f():\n    a = 2\n    return a\n"

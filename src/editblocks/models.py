@@ -211,6 +211,9 @@ class EditResult:
     (what the feedback shows so the model can tell the places apart)."""
     moved_to: str | None = None
     """For a move: the path the file is moved to."""
+    matched_text: str | None = None
+    """For a block located by a tolerant or fuzzy strategy: the file's whole lines it was matched
+    to (from :attr:`estimated_line`), to show beside the block's SEARCH text."""
 
     @property
     def reply_line(self) -> int:

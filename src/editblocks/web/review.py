@@ -392,6 +392,12 @@ class Review:
         closest: list[dict[str, Any]] = []
         if res.closest_text and res.closest_region:
             closest = text_rows(res.closest_text, res.file_path, res.closest_region[0])
+        matched: dict[str, Any] | None = None
+        if res.matched_text is not None and status in (WILL_APPLY, APPLIED) and res.estimated_line:
+            matched = {
+                "search": diff_rows(block.search_text, block.search_text, block.file_path, numbers=False),
+                "file": text_rows(res.matched_text, res.file_path, res.estimated_line),
+            }
         places: list[dict[str, Any]] = []
         if status == FAILED and len(res.candidates) > 1:
             places = self._places(res)
@@ -415,6 +421,7 @@ class Review:
             "closest": closest,
             "candidates": list(res.candidates),
             "places": places,
+            "matched": matched,
             "place_length": _line_count(block.search_text),
             "new_length": _line_count(block.replace_text),
             "notes": list(res.notes),

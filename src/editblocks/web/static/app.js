@@ -406,6 +406,7 @@ function renderBlock(b, view) {
     card.append(reasonBox(b));
   }
   if (b.places && b.places.length) card.append(renderPlaces(b));
+  if (b.matched) card.append(renderMatched(b));
   if (b.status === "failed" && b.closest.length) {
     card.append(el("div", { class: "similar", text: `Similar code found at line ${b.closest_region[0]}:` }), codeTable(b.closest));
   }
@@ -485,6 +486,21 @@ function renderPlaces(b) {
   return el("div", { class: "places-box" },
     el("div", { class: "caption", text: "The SEARCH text matches at each of these places; choose the one the edit is for:" }),
     grid);
+}
+
+// A tolerant or fuzzy match: the reply's SEARCH text beside the file's lines it was matched to.
+function renderMatched(b) {
+  const lines = b.matched.file;
+  const first = lines.length ? lines[0].n : b.line;
+  const last = lines.length ? lines[lines.length - 1].n : b.line;
+  const where = first === last ? `line ${first}` : `lines ${first}\u2013${last}`;
+  return el("details", { class: "matched", open: b.confidence === "low" },
+    el("summary", { text: `${b.strategy_label}: the reply's SEARCH text beside the file's ${where} it was matched to` }),
+    el("div", { class: "matched-grid" },
+      el("div", { class: "matched-side matched-search" },
+        el("h4", { text: "The reply's SEARCH text" }), codeTable(b.matched.search, { numbers: false })),
+      el("div", { class: "matched-side matched-file" },
+        el("h4", { text: `The file's ${where}` }), codeTable(b.matched.file))));
 }
 
 async function choosePlace(b, place) {
