@@ -224,6 +224,10 @@ def test_highlighted_rows_keep_the_text_and_mark_changed_characters() -> None:
     old, new = char_changes("return total", "return round(total)")
     assert old == [] and new
     assert char_changes("abc", "xyz") is None  # wholly different lines get no marks
+    # Whole word tokens are marked, never fragments of one.
+    old, new = char_changes("        return self.total", "        return self.subtotal")
+    assert ["        return self.total"[a:b] for a, b in old] == ["total"]
+    assert ["        return self.subtotal"[a:b] for a, b in new] == ["subtotal"]
     assert render_line([("k", "if"), ("", " a<b")], [(3, 5)]) == '<span class="k">if</span> <span class="eb-chg">a&lt;</span>b'
     assert token_lines("", "x.py") == []
     assert ["".join(t for _, t in line) for line in token_lines("a\n\tb\n\n", "Makefile")] == ["a", "\tb", ""]

@@ -484,3 +484,15 @@ def test_a_tolerant_match_shows_the_search_text_beside_the_files_lines(page: obj
     page.click("#apply-all")  # type: ignore[attr-defined]
     wait_statuses(page, ["applied"])
     assert (project / "w.py").read_text() == "import os\n\n\ndef f():\n    a = 2\n    return a\n"
+
+
+def test_changed_words_are_marked_whole(page: object, project: Path) -> None:
+    (project / "t.py").write_text("class C:\n    def f(self):\n        return self.total\n")
+    paste_and_preview(page, sr("t.py", "        return self.total\n", "        return self.subtotal\n"))
+    marks = page.eval_on_selector_all(  # type: ignore[attr-defined]
+        "#block-0 tr.row-add .eb-chg, #block-0 tr.row-del .eb-chg", "els => els.map(e => e.textContent)"
+    )
+    assert marks == ["total", "subtotal"]
+    page.click("#apply-all")  # type: ignore[attr-defined]
+    wait_statuses(page, ["applied"])
+    assert "return self.subtotal" in (project / "t.py").read_text()

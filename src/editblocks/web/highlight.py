@@ -1,8 +1,8 @@
-"""Diff rows for the review page: syntax highlighting and character-level change marks.
+"""Diff rows for the review page: syntax highlighting and word-level change marks.
 
 Every row carries its text as HTML built here from escaped pieces: Pygments tokens become
 ``<span class="k">`` (Pygments' short class names, styled by :func:`pygments_css`), and the
-characters that changed inside a changed line are wrapped in ``<span class="eb-chg">``.
+words that changed inside a changed line are wrapped in ``<span class="eb-chg">``.
 Nothing of the file or the reply reaches the page unescaped.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 import threading
 from collections import OrderedDict
 from difflib import SequenceMatcher
@@ -152,23 +153,43 @@ def _span(cls: str, text: str, changed: bool) -> str:
     return f'<span class="{classes}">{escape(text, quote=False)}</span>'
 
 
+_WORD_TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
+
+
+def word_tokens(line: str) -> list[str]:
+    """``line`` cut into words, runs of blanks and single other characters (they join back into it)."""
+    return _WORD_TOKEN.findall(line)
+
+
 def char_changes(old: str, new: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]] | None:
-    """Character ranges that differ in ``old`` and in ``new``; None when the lines are too unlike."""
+    """Character ranges that differ in ``old`` and in ``new``, always whole word tokens (a renamed
+    ``subtotal`` is marked whole, not as ``sub|t|otal`` fragments); None when the lines are too unlike."""
     if len(old) > MAX_CHAR_DIFF_CHARS or len(new) > MAX_CHAR_DIFF_CHARS:
         return None
-    matcher = SequenceMatcher(None, old, new, autojunk=False)
-    if matcher.ratio() < CHAR_DIFF_MIN_RATIO:
+    a, b = word_tokens(old), word_tokens(new)
+    if SequenceMatcher(None, old, new, autojunk=False).ratio() < CHAR_DIFF_MIN_RATIO:
         return None
+    a_at = _offsets(a)
+    b_at = _offsets(b)
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
     a_ranges: list[tuple[int, int]] = []
     b_ranges: list[tuple[int, int]] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
         if i2 > i1:
-            a_ranges.append((i1, i2))
+            a_ranges.append((a_at[i1], a_at[i2]))
         if j2 > j1:
-            b_ranges.append((j1, j2))
+            b_ranges.append((b_at[j1], b_at[j2]))
     return _merge(a_ranges), _merge(b_ranges)
+
+
+def _offsets(tokens: list[str]) -> list[int]:
+    """Where each token starts, and the end of the last one."""
+    out = [0]
+    for token in tokens:
+        out.append(out[-1] + len(token))
+    return out
 
 
 def _merge(ranges: list[tuple[int, int]], gap: int = 1) -> list[tuple[int, int]]:
