@@ -15,6 +15,7 @@ import http.client
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -496,3 +497,139 @@ def test_changed_words_are_marked_whole(page: object, project: Path) -> None:
     page.click("#apply-all")  # type: ignore[attr-defined]
     wait_statuses(page, ["applied"])
     assert "return self.subtotal" in (project / "t.py").read_text()
+
+
+CONTRAST_JS = """selector => {
+    const rgb = (text) => {
+        const [r, g, b, a] = text.match(/[\\d.]+/g).map(Number);
+        return { rgb: [r, g, b], a: a === undefined ? 1 : a };
+    };
+    const background = (node) => {
+        // the first opaque background from the node outwards (blending translucent ones)
+        let layers = [];
+        for (let n = node; n; n = n.parentElement) {
+            const c = rgb(getComputedStyle(n).backgroundColor);
+            if (c.a > 0) layers.push(c);
+            if (c.a >= 1) break;
+        }
+        let out = [255, 255, 255];
+        for (const c of layers.reverse()) out = out.map((v, i) => c.rgb[i] * c.a + v * (1 - c.a));
+        return out;
+    };
+    const lum = ([r, g, b]) => {
+        const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+        return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+    };
+    return [...document.querySelectorAll(selector)].map((node) => {
+        const fg = rgb(getComputedStyle(node).color).rgb;
+        const [a, b] = [lum(fg), lum(background(node))].sort((x, y) => y - x);
+        return (a + 0.05) / (b + 0.05);
+    });
+}"""
+
+
+def test_file_list_collapse_viewed_split_view_and_dark_theme(page: object, project: Path, shots: Path) -> None:
+    paste_and_preview(page, REPLY)
+    files = page.locator("#file-list li")  # type: ignore[attr-defined]
+    assert files.count() == 3
+    assert "2 will apply" in files.nth(0).inner_text() and "1 failed" in files.nth(2).inner_text()
+    assert page.evaluate("getComputedStyle(document.querySelector('#file-list')).position") == "sticky"  # type: ignore[attr-defined]
+    # Collapse a file, then mark another as viewed (which collapses it too).
+    page.click('.file-group[data-path="shop/cart.py"] .collapse-file')  # type: ignore[attr-defined]
+    assert page.get_attribute('.file-group[data-path="shop/cart.py"] .collapse-file', "aria-expanded") == "false"  # type: ignore[attr-defined]
+    assert statuses(page) == ["will_apply", "failed"]
+    page.check('.file-group[data-path="README.md"] .viewed-toggle')  # type: ignore[attr-defined]
+    assert statuses(page) == ["will_apply"]
+    assert page.is_checked('#file-list li[data-path="README.md"] .viewed-toggle')  # type: ignore[attr-defined]
+    page.click('.file-group[data-path="shop/cart.py"] .collapse-file')  # type: ignore[attr-defined]
+    page.uncheck('#file-list li[data-path="README.md"] .viewed-toggle')  # type: ignore[attr-defined]
+    assert statuses(page) == ["will_apply", "will_apply", "will_apply", "failed"]
+    # Side by side: the removed line faces the added one.
+    page.click("#diff-split")  # type: ignore[attr-defined]
+    row = page.locator("#block-0 table.split tr.row-change").first  # type: ignore[attr-defined]
+    cells = row.locator("td.line").all_inner_texts()
+    assert cells == ["    def total(self):", "    def total(self, discount=0.0):"]
+    snap(page, shots / "11-side-by-side.png")
+    page.click("#diff-unified")  # type: ignore[attr-defined]
+    # Contrast of the gutter and the change marks, light and dark.
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)  # type: ignore[attr-defined]
+        ratios = page.evaluate(CONTRAST_JS, "#files td.ln, #files .eb-chg, #files td.sign")  # type: ignore[attr-defined]
+        assert ratios and min(ratios) >= 4.5, (scheme, min(ratios))
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(13, 17, 23)"  # type: ignore[attr-defined]
+    snap(page, shots / "12-dark.png")
+    assert (project / "shop/cart.py").read_text() == CART
+
+
+def _axe_script() -> Path | str:
+    """axe.min.js from npm, installed once into a cache folder; a str is the reason it is missing."""
+    folder = Path(tempfile.gettempdir()) / "editblocks-test-axe-core"
+    script = folder / "node_modules" / "axe-core" / "axe.min.js"
+    if script.is_file():
+        return script
+    npm = shutil.which("npm")
+    if npm is None:
+        return "npm is not installed, so axe-core cannot be fetched"
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        done = subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--silent", "--prefix", str(folder), "axe-core"],
+            capture_output=True, text=True, timeout=180,
+        )
+    except subprocess.TimeoutExpired:
+        return "npm did not install axe-core within 3 minutes (is the registry reachable?)"
+    if done.returncode != 0 or not script.is_file():
+        return f"npm could not install axe-core (is the registry reachable?): {done.stderr.strip()[-300:]}"
+    return script
+
+
+@pytest.fixture(scope="module")
+def axe_script() -> Path:
+    found = _axe_script()
+    if isinstance(found, str):
+        pytest.skip(found)
+    return found
+
+
+def serious_violations(page: object, axe: Path) -> list[str]:
+    if not page.evaluate("typeof window.axe !== 'undefined'"):  # type: ignore[attr-defined]
+        page.add_script_tag(path=str(axe))  # type: ignore[attr-defined]
+    found = page.evaluate(  # type: ignore[attr-defined]
+        """async () => {
+            const result = await axe.run(document, { resultTypes: ["violations"] });
+            return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+                .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
+        }"""
+    )
+    return found
+
+
+def test_the_page_passes_an_axe_core_check(browser: object, server: ReviewServer, project: Path, axe_script: Path) -> None:
+    (project / "m.py").write_text(AMBIGUOUS)
+    (project / "w.py").write_text("def f():\n    a = 1   \n    return a\n")
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)  # type: ignore[attr-defined]
+    try:
+        pg = context.new_page()
+        pg.set_default_timeout(TIMEOUT_MS)
+        pg.goto(server.url)
+        pg.wait_for_selector("body[data-ready=true]")
+        assert serious_violations(pg, axe_script) == []  # the empty page
+        # Every text box has a label; files and blocks are headings.
+        reply = REPLY + "\n" + AMBIGUOUS_REPLY + "\n" + sr("w.py", "def f():\n    a = 1\n    return a\n", "def f():\n    a = 2\n    return a\n")
+        paste_and_preview(pg, reply)
+        pg.click("#block-6 details.matched > summary")
+        pg.click("#block-3 .edit-manually")
+        assert pg.locator("h2.file-title").count() == 5 and pg.locator("#files h3.block-title").count() == 7
+        for scheme in ("light", "dark"):
+            pg.emulate_media(color_scheme=scheme)
+            assert serious_violations(pg, axe_script) == [], scheme
+            pg.click("#diff-split")
+            assert serious_violations(pg, axe_script) == [], scheme
+            pg.click("#diff-unified")
+        pg.emulate_media(color_scheme="light")
+        pg.click("#block-0 .block-path")
+        pg.wait_for_selector("#file-panel:not([hidden]) tr.target")
+        pg.keyboard.press("Shift+?")
+        assert serious_violations(pg, axe_script) == []
+    finally:
+        context.close()

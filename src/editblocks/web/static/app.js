@@ -20,6 +20,9 @@ const state = {
   editors: new Map(),  // block index -> {textarea, seq}
   decisions: new Map(),  // block index -> "accept" | "reject" (the person's choice before Apply)
   current: null,       // the block index the keys act on (j/k/n/a/x)
+  collapsed: new Set(),  // file paths whose blocks are hidden
+  viewed: new Set(),   // file paths marked as viewed (kept for the review in this browser)
+  sideBySide: localStorage.getItem("editblocks-diff-mode") === "split",
   busy: false,
 };
 
@@ -122,6 +125,9 @@ async function guarded(action) {
 
 function codeTable(rows, options) {
   const numbers = !options || options.numbers !== false;
+  if (state.sideBySide && numbers && options && options.split && rows.some((r) => r.t === "add" || r.t === "del")) {
+    return splitTable(rows);
+  }
   const table = el("table", { class: "code hl" + (numbers ? "" : " no-numbers") });
   const body = el("tbody");
   for (const row of rows) {
@@ -142,6 +148,101 @@ function codeTable(rows, options) {
   return table;
 }
 
+// The same rows side by side: the file as it is on the left, as it will be on the right; a
+// change's removed and added lines face each other.
+function splitTable(rows) {
+  const table = el("table", { class: "code hl split" });
+  const body = el("tbody");
+  const cell = (row, side) => {
+    if (!row) return [el("td", { class: "ln empty" }), el("td", { class: "line empty" })];
+    const code = el("td", { class: "line" });
+    code.innerHTML = row.h;  // server-built HTML of escaped text (see the note at the top)
+    return [el("td", { class: "ln", text: (side === "o" ? row.o : row.n) ?? "" }), code];
+  };
+  const emit = (left, right, kind) => {
+    const tr = el("tr", { class: "row-" + kind });
+    if (left && left.o !== null && left.o !== undefined) tr.dataset.o = left.o;
+    if (right && right.n !== null && right.n !== undefined) tr.dataset.n = right.n;
+    const [lnA, codeA] = cell(left, "o");
+    const [lnB, codeB] = cell(right, "n");
+    if (kind === "change") { codeA.classList.add("side-del"); lnA.classList.add("side-del"); codeB.classList.add("side-add"); lnB.classList.add("side-add"); }
+    tr.append(lnA, codeA, lnB, codeB);
+    body.append(tr);
+  };
+  let k = 0;
+  while (k < rows.length) {
+    const row = rows[k];
+    if (row.t === "hunk") {
+      const tr = el("tr", { class: "row-hunk" });
+      const td = el("td", { colspan: 4 });
+      td.innerHTML = row.h;
+      tr.append(td);
+      body.append(tr);
+      k += 1;
+    } else if (row.t === "ctx") {
+      emit(row, row, "ctx");
+      k += 1;
+    } else {
+      const dels = [];
+      const adds = [];
+      while (k < rows.length && rows[k].t === "del") dels.push(rows[k++]);
+      while (k < rows.length && rows[k].t === "add") adds.push(rows[k++]);
+      for (let m = 0; m < Math.max(dels.length, adds.length); m++) emit(dels[m], adds[m], "change");
+    }
+  }
+  table.append(body);
+  return table;
+}
+
+function setDiffMode(split) {
+  state.sideBySide = split;
+  localStorage.setItem("editblocks-diff-mode", split ? "split" : "unified");
+  if (state.view) renderView(state.view);
+}
+
+function loadViewed(view) {
+  state.viewed = new Set(JSON.parse(localStorage.getItem(`editblocks-viewed-${view.id}`) || "[]"));
+}
+
+function setViewed(path, viewed) {
+  if (viewed) { state.viewed.add(path); state.collapsed.add(path); }
+  else { state.viewed.delete(path); state.collapsed.delete(path); }
+  if (state.view) localStorage.setItem(`editblocks-viewed-${state.view.id}`, JSON.stringify([...state.viewed]));
+  renderView(state.view);
+}
+
+function toggleCollapsed(path) {
+  if (state.collapsed.has(path)) state.collapsed.delete(path);
+  else state.collapsed.add(path);
+  renderView(state.view);
+}
+
+// The sticky list of the reply's files: counts per status, viewed marks; a click goes to the file.
+function renderFileList(view) {
+  const box = $("file-list");
+  box.replaceChildren(el("h2", { class: "file-list-title", text: `Files (${view.files.length})` }));
+  const list = el("ul");
+  for (const file of view.files) {
+    const chips = STATUS_ORDER.filter((s) => file.counts[s]).map((s) =>
+      el("span", { class: `mini badge-${s}`, title: `${file.counts[s]} ${STATUS_TEXT[s]}` }, `${file.counts[s]} ${STATUS_TEXT[s]}`));
+    const viewedId = `viewed-list-${view.files.indexOf(file)}`;
+    list.append(el("li", { class: state.viewed.has(file.path) ? "viewed" : "", dataset: { path: file.path } },
+      el("button", { type: "button", class: "path-link file-list-path", title: file.path, onclick: () => goToFile(file) }, file.path),
+      el("span", { class: "file-list-counts" }, ...chips),
+      el("span", { class: "file-list-viewed" },
+        el("input", { type: "checkbox", id: viewedId, class: "viewed-toggle", checked: state.viewed.has(file.path),
+          onchange: (e) => setViewed(file.path, e.target.checked) }),
+        el("label", { for: viewedId, text: "viewed" }))));
+  }
+  box.append(list);
+}
+
+function goToFile(file) {
+  const group = document.querySelector(`.file-group[data-path="${CSS.escape(file.path)}"]`);
+  if (group) { group.scrollIntoView({ block: "start" }); window.scrollBy(0, -60); return; }
+  goToBlock(file.blocks[0]);
+}
+
 // -- the review ------------------------------------------------------------------------------
 
 function renderView(view) {
@@ -152,6 +253,7 @@ function renderView(view) {
       focus = { index, start: active.selectionStart, end: active.selectionEnd, scroll: active.scrollTop };
     }
   }
+  if (!state.view || state.view.id !== view.id) loadViewed(view);
   state.view = view;
   $("input-panel").hidden = true;
   $("review").hidden = false;
@@ -159,6 +261,7 @@ function renderView(view) {
   renderSummary(view);
   renderWarnings(view);
   renderFiles(view);
+  renderFileList(view);
   renderShell(view);
   renderUndo(view.undo);
   if (focus) {
@@ -220,7 +323,10 @@ function renderSummary(view) {
       onclick: () => copyFeedback(null),
     }, "Copy feedback for the model"));
   }
-  box.append(el("div", { class: "summary-head" }, el("strong", { text: headline }), chips, el("span", { class: "spacer" }), actions));
+  const mode = el("div", { class: "diff-mode", role: "group", "aria-label": "Diff layout" },
+    el("button", { type: "button", class: "btn small", id: "diff-unified", "aria-pressed": state.sideBySide ? "false" : "true", onclick: () => setDiffMode(false) }, "Unified"),
+    el("button", { type: "button", class: "btn small", id: "diff-split", "aria-pressed": state.sideBySide ? "true" : "false", onclick: () => setDiffMode(true) }, "Side by side"));
+  box.append(el("div", { class: "summary-head" }, el("strong", { text: headline }), chips, el("span", { class: "spacer" }), mode, actions));
 
   const fileLine = (label, paths, cls) => {
     if (!paths.length) return null;
@@ -302,12 +408,23 @@ function renderFiles(view) {
   for (const file of view.files) {
     const onPage = file.blocks.filter((i) => byIndex.has(i));
     if (!onPage.length) continue;
-    const group = el("section", { class: "file-group", dataset: { path: file.path } });
+    const collapsed = state.collapsed.has(file.path);
+    const group = el("section", { class: "file-group" + (collapsed ? " collapsed" : ""), dataset: { path: file.path } });
     const counts = STATUS_ORDER.filter((s) => file.counts[s]).map((s) => `${file.counts[s]} ${STATUS_TEXT[s]}`).join(" · ");
+    const viewedId = `viewed-${view.files.indexOf(file)}`;
     const head = el("div", { class: "file-head" },
-      el("button", { type: "button", class: "path-link file-path", onclick: () => openFile(file.path) }, file.path),
+      el("button", {
+        type: "button", class: "collapse-file", "aria-expanded": collapsed ? "false" : "true",
+        "aria-label": `${collapsed ? "Show" : "Hide"} the blocks of ${file.path}`, onclick: () => toggleCollapsed(file.path),
+      }, collapsed ? "\u25b8" : "\u25be"),
+      el("h2", { class: "file-title" },
+        el("button", { type: "button", class: "path-link file-path", onclick: () => openFile(file.path) }, file.path)),
       el("span", { class: "muted", text: counts }),
-      el("span", { class: "spacer" }));
+      el("span", { class: "spacer" }),
+      el("span", { class: "viewed-box" },
+        el("input", { type: "checkbox", id: viewedId, class: "viewed-toggle", checked: state.viewed.has(file.path),
+          onchange: (e) => setViewed(file.path, e.target.checked) }),
+        el("label", { for: viewedId, text: "Viewed" })));
     if (file.counts.will_apply && view.done) {
       head.append(el("button", {
         type: "button", class: "btn small apply-file", dataset: { path: file.path },
@@ -315,7 +432,7 @@ function renderFiles(view) {
       }, "Apply file"));
     }
     group.append(head);
-    for (const index of onPage) group.append(renderBlock(byIndex.get(index), view));
+    if (!collapsed) for (const index of onPage) group.append(renderBlock(byIndex.get(index), view));
     box.append(group);
   }
   renderPager(view);
@@ -358,11 +475,12 @@ function renderBlock(b, view) {
   });
   const head = el("div", { class: "block-head" });
   head.append(
-    el("span", { class: "block-number", text: `#${b.index + 1}` }),
-    el("button", {
-      type: "button", class: "path-link block-path", title: "Show this file's diff at the edit",
-      onclick: () => openBlock(b),
-    }, b.file_path),
+    el("h3", { class: "block-title" },
+      el("span", { class: "block-number", text: `#${b.index + 1}` }),
+      el("button", {
+        type: "button", class: "path-link block-path", title: "Show this file's diff at the edit",
+        onclick: () => openBlock(b),
+      }, b.file_path)),
     el("span", { class: `badge badge-${b.status}`, text: STATUS_TEXT[b.status] }),
   );
   if (b.strategy_label) {
@@ -412,7 +530,7 @@ function renderBlock(b, view) {
   }
   if (b.diff.length) {
     if (b.diff_kind === "block") card.append(el("div", { class: "caption", text: "The block's own text (not placed in the file):" }));
-    card.append(codeTable(b.diff, { numbers: b.diff_kind === "file" }));
+    card.append(codeTable(b.diff, { numbers: b.diff_kind === "file", split: true }));
   }
   const editor = state.editors.get(b.index);
   if (editor && b.status !== "applied") card.append(renderEditor(b, editor));
@@ -518,7 +636,10 @@ async function choosePlace(b, place) {
 function toggleEditor(b) {
   if (state.editors.has(b.index)) state.editors.delete(b.index);
   else {
-    const textarea = el("textarea", { class: "block-editor", spellcheck: "false", rows: Math.min(30, b.text.split("\n").length + 2) });
+    const textarea = el("textarea", {
+      class: "block-editor", spellcheck: "false", rows: Math.min(30, b.text.split("\n").length + 2),
+      "aria-label": `Text of block #${b.index + 1} (${b.file_path})`,
+    });
     textarea.value = b.text;
     const editor = { textarea, seq: 0, timer: null };
     textarea.addEventListener("input", () => {
@@ -683,7 +804,7 @@ async function openFile(path, range, options) {
     $("file-panel-title").textContent = data.path;
     $("file-panel-kind").textContent = kinds[data.kind] || data.kind;
     const body = $("file-panel-body");
-    body.replaceChildren(data.rows.length ? codeTable(data.rows) : el("p", { class: "muted", text: "(empty)" }));
+    body.replaceChildren(data.rows.length ? codeTable(data.rows, { split: true }) : el("p", { class: "muted", text: "(empty)" }));
     const panel = $("file-panel");
     panel.hidden = false;
     panel.dataset.path = data.path;
