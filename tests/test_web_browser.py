@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -45,7 +46,7 @@ pytest.importorskip("starlette", reason="the review page needs the web extra: pi
 from editblocks.web.server import ReviewServer  # noqa: E402
 
 from .helpers import sr  # noqa: E402
-from .webdata import CART, FIXED_README_BLOCK, README, REPLY, SCRIPT_REPLY, make_project, tree  # noqa: E402
+from .webdata import CART, FIXED_README_BLOCK, README, REPLY, SCRIPT_REPLY, TOTAL_BLOCK, make_project, tree  # noqa: E402
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -633,3 +634,78 @@ def test_the_page_passes_an_axe_core_check(browser: object, server: ReviewServer
         assert serious_violations(pg, axe_script) == []
     finally:
         context.close()
+
+
+def start_cli(args: list[str], cwd: Path) -> tuple[subprocess.Popen[str], str]:
+    env = {**os.environ, "EDITBLOCKS_NO_BROWSER": "1", "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "editblocks", *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, cwd=cwd, env=env,
+    )
+    assert proc.stdout is not None
+    for _ in range(20):
+        line = proc.stdout.readline()
+        if "?token=" in line:
+            return proc, line.split("Open ", 1)[1].split(" ", 1)[0]
+    proc.kill()
+    raise AssertionError("the review page did not start")
+
+
+def test_apply_review_reports_in_the_terminal_and_exits_when_done(browser: object, project: Path, tmp_path: Path) -> None:
+    reply = tmp_path / "reply.md"
+    reply.write_text(REPLY)
+    proc, url = start_cli(["apply", "--review", str(reply), "--root", str(project)], project)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    try:
+        pg = context.new_page()
+        pg.set_default_timeout(TIMEOUT_MS)
+        pg.goto(url)
+        pg.wait_for_selector("body[data-ready=true]")
+        wait_statuses(pg, ["will_apply", "will_apply", "will_apply", "failed"])
+        pg.click('.apply-file[data-path="tests/test_cart.py"]')
+        wait_statuses(pg, ["will_apply", "will_apply", "applied", "failed"])
+        pg.wait_for_selector("#undo-button:not([disabled])")
+        pg.click("#undo-button")
+        wait_statuses(pg, ["will_apply", "will_apply", "will_apply", "failed"])
+        pg.click("#apply-all")
+        wait_statuses(pg, ["applied", "applied", "applied", "failed"])
+        pg.click("#done-button")
+        pg.wait_for_selector("body[data-finished=true]")
+        assert "exit status 1" in pg.inner_text("#finished")
+        out, _ = proc.communicate(timeout=20)
+    finally:
+        context.close()
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, out
+    assert "Applied block 3: wrote tests/test_cart.py" in out
+    assert "Undid apply #1: deleted tests/test_cart.py" in out
+    assert "Applied blocks 1, 2, 3: wrote shop/cart.py, tests/test_cart.py" in out
+    assert "Done on the page: 3 of 4 blocks applied; exiting with status 1" in out
+    assert "def total(self, discount=0.0):" in (project / "shop/cart.py").read_text()
+    assert (project / "README.md").read_text() == README
+
+
+def test_apply_review_exits_0_when_every_block_applied(browser: object, project: Path, tmp_path: Path) -> None:
+    reply = tmp_path / "reply.md"
+    reply.write_text(TOTAL_BLOCK)
+    proc, url = start_cli(["apply", "--review", str(reply), "--root", str(project)], project)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    try:
+        pg = context.new_page()
+        pg.set_default_timeout(TIMEOUT_MS)
+        pg.goto(url)
+        pg.wait_for_selector("body[data-ready=true]")
+        wait_statuses(pg, ["will_apply"])
+        pg.click("#apply-all")
+        wait_statuses(pg, ["applied"])
+        pg.click("#done-button")
+        pg.wait_for_selector("body[data-finished=true]")
+        out, _ = proc.communicate(timeout=20)
+    finally:
+        context.close()
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, out
+    assert "Done on the page: 1 of 1 block applied; exiting with status 0" in out
+    assert "def total(self, discount=0.0):" in (project / "shop/cart.py").read_text()

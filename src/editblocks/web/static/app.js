@@ -784,7 +784,22 @@ async function refreshUndo() {
   try {
     const s = await api("GET", "/api/state");
     renderUndo(s.undo);
+    $("done-button").hidden = !s.exit_on_done;
   } catch (e) { /* the next action reports it */ }
+}
+
+// ``apply --review``: the person is done; the terminal reports and editblocks exits.
+async function finish() {
+  await guarded(async () => {
+    const data = await api("POST", "/api/done", { review: state.view ? state.view.id : null });
+    const summary = state.view ? state.view.summary : null;
+    closeFile();
+    for (const id of ["review", "input-panel", "live-status", "live-notice", "new-reply", "undo-button", "done-button"]) $(id).hidden = true;
+    $("finished").hidden = false;
+    const applied = summary ? `${summary.counts.applied} of ${plural(summary.total, "block")} applied. ` : "";
+    $("finished-text").textContent = `${applied}editblocks has stopped (exit status ${data.exit_status}); you can close this page.`;
+    document.body.dataset.finished = "true";
+  });
 }
 
 // -- the file view -----------------------------------------------------------------------------
@@ -1033,6 +1048,7 @@ async function start() {
   $("file-input").addEventListener("change", (event) => loadFile(event.target.files[0]));
   $("undo-button").addEventListener("click", undo);
   $("new-reply").addEventListener("click", closeReview);
+  $("done-button").addEventListener("click", finish);
   $("file-panel-close").addEventListener("click", closeFile);
   $("show-live").addEventListener("click", () => {
     state.showingLive = true;
@@ -1051,6 +1067,7 @@ async function start() {
     if (s.format) $("format-select").value = s.format;
     if (s.match) $("match-select").value = s.match;
     renderUndo(s.undo);
+    $("done-button").hidden = !s.exit_on_done;
   } catch (e) {
     toast(e.message, "error");
   }
