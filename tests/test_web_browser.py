@@ -709,3 +709,27 @@ def test_apply_review_exits_0_when_every_block_applied(browser: object, project:
     assert proc.returncode == 0, out
     assert "Done on the page: 1 of 1 block applied; exiting with status 0" in out
     assert "def total(self, discount=0.0):" in (project / "shop/cart.py").read_text()
+
+
+def test_a_review_has_an_address_that_survives_a_reload(page: object, project: Path) -> None:
+    paste_and_preview(page, REPLY)
+    address = page.evaluate("location.hash")  # type: ignore[attr-defined]
+    assert address.startswith("#/review/") and len(address) > len("#/review/")
+    review_id = address.rsplit("/", 1)[1]
+    page.click("#block-2 .apply-block")  # type: ignore[attr-defined]
+    wait_statuses(page, ["will_apply", "will_apply", "applied", "failed"])
+    page.reload()  # type: ignore[attr-defined]
+    page.wait_for_selector("body[data-ready=true]")  # type: ignore[attr-defined]
+    wait_statuses(page, ["will_apply", "will_apply", "applied", "failed"])
+    assert page.evaluate("location.hash") == f"#/review/{review_id}"  # type: ignore[attr-defined]
+    assert page.is_hidden("#input-panel")  # type: ignore[attr-defined]
+    # Opened in a new tab from its address.
+    other = page.context.new_page()  # type: ignore[attr-defined]
+    other.goto(page.url)
+    other.wait_for_selector("body[data-ready=true]")
+    wait_statuses(other, ["will_apply", "will_apply", "applied", "failed"])
+    other.close()
+    page.click("#cancel-review")  # type: ignore[attr-defined]
+    page.wait_for_selector("#input-panel:not([hidden])")  # type: ignore[attr-defined]
+    assert page.evaluate("location.hash") == ""  # type: ignore[attr-defined]
+    assert (project / "tests/test_cart.py").exists() and (project / "shop/cart.py").read_text() == CART

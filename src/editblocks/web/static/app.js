@@ -255,6 +255,8 @@ function renderView(view) {
   }
   if (!state.view || state.view.id !== view.id) loadViewed(view);
   state.view = view;
+  const address = `#/review/${encodeURIComponent(view.id)}`;
+  if (location.hash !== address) history.replaceState(null, "", address);
   $("input-panel").hidden = true;
   $("review").hidden = false;
   $("new-reply").hidden = false;
@@ -746,6 +748,7 @@ async function cancelReview() {
 }
 
 function closeReview() {
+  if (location.hash) history.replaceState(null, "", location.pathname + location.search);
   state.view = null;
   state.showingLive = false;
   state.editors.clear();
@@ -1037,6 +1040,25 @@ function onKey(event) {
   if (act) { event.preventDefault(); act(); }
 }
 
+// A review's address (#/review/ID) opens it again, after a reload too, while the server runs.
+async function openAddressedReview() {
+  const found = /^#\/review\/([^/]+)$/.exec(location.hash);
+  if (!found) return;
+  const id = decodeURIComponent(found[1]);
+  if (state.view && state.view.id === id) return;
+  try {
+    const view = await api("GET", `/api/reviews/${encodeURIComponent(id)}`);
+    state.editors.clear();
+    state.decisions.clear();
+    state.current = null;
+    state.showingLive = id === "live";
+    renderView(view);
+  } catch (e) {
+    history.replaceState(null, "", location.pathname + location.search);
+    toast(e.message, "error");
+  }
+}
+
 // -- start -----------------------------------------------------------------------------------
 
 async function start() {
@@ -1071,6 +1093,8 @@ async function start() {
   } catch (e) {
     toast(e.message, "error");
   }
+  await openAddressedReview();
+  window.addEventListener("hashchange", openAddressedReview);
   watchLive();
   document.body.dataset.ready = "true";
 }
