@@ -733,3 +733,30 @@ def test_a_review_has_an_address_that_survives_a_reload(page: object, project: P
     page.wait_for_selector("#input-panel:not([hidden])")  # type: ignore[attr-defined]
     assert page.evaluate("location.hash") == ""  # type: ignore[attr-defined]
     assert (project / "tests/test_cart.py").exists() and (project / "shop/cart.py").read_text() == CART
+
+
+def test_a_long_reply_is_shown_a_page_at_a_time(page: object, project: Path) -> None:
+    parts = []
+    for f in range(5):
+        lines = [f"value_{f}_{i} = {i}\n" for i in range(50)]
+        (project / f"f{f}.py").write_text("".join(lines))
+        parts += [sr(f"f{f}.py", line, line.replace(" = ", " = 1 + ")) for line in lines]
+    paste_and_preview(page, "\n".join(parts))
+    assert page.locator("#files .block").count() == 100  # type: ignore[attr-defined]
+    assert "Blocks 1\u2013100 of 250 (page 1 of 3)" in page.inner_text("#page-info")  # type: ignore[attr-defined]
+    assert "50 will apply" in page.inner_text('#file-list li[data-path="f4.py"]')  # type: ignore[attr-defined]
+    page.click("#page-next")  # type: ignore[attr-defined]
+    page.wait_for_selector("#block-100")  # type: ignore[attr-defined]
+    assert page.locator("#block-0").count() == 0 and page.locator("#files .block").count() == 100  # type: ignore[attr-defined]
+    # The keys cross pages: k from the first block of page 2 goes to the last of page 1.
+    page.keyboard.press("j")  # type: ignore[attr-defined]
+    page.wait_for_selector("#block-100.current")  # type: ignore[attr-defined]
+    page.keyboard.press("k")  # type: ignore[attr-defined]
+    page.wait_for_selector("#block-99.current")  # type: ignore[attr-defined]
+    assert "page 1 of 3" in page.inner_text("#page-info")  # type: ignore[attr-defined]
+    # The file list goes to a file on another page.
+    page.click('#file-list li[data-path="f4.py"] .file-list-path')  # type: ignore[attr-defined]
+    page.wait_for_selector("#block-200")  # type: ignore[attr-defined]
+    page.click("#apply-all")  # type: ignore[attr-defined]
+    page.wait_for_function("() => document.querySelectorAll('#files .block[data-status=applied]').length === 50")  # type: ignore[attr-defined]
+    assert all(" = 1 + " in line for f in range(5) for line in (project / f"f{f}.py").read_text().splitlines())

@@ -11,6 +11,7 @@ const STATUS_TEXT = {
   skipped: "skipped",
   already_applied: "already applied",
 };
+const LONG_REPLY_CHARS = 200000;
 const STATUS_ORDER = ["will_apply", "applied", "failed", "skipped", "already_applied"];
 
 const state = {
@@ -709,6 +710,11 @@ async function preview() {
     const view = await api("POST", "/api/reviews", {
       reply, format: $("format-select").value || null, match: $("match-select").value || null,
     });
+    if (reply.length > LONG_REPLY_CHARS) {
+      // A text box holding megabytes slows every redraw of the page: keep the text aside.
+      state.setAside = reply;
+      $("reply-input").value = "";
+    }
     state.editors.clear();
     state.decisions.clear();
     state.current = null;
@@ -748,6 +754,10 @@ async function cancelReview() {
 }
 
 function closeReview() {
+  if (state.setAside) {
+    $("reply-input").value = state.setAside;
+    state.setAside = null;
+  }
   if (location.hash) history.replaceState(null, "", location.pathname + location.search);
   state.view = null;
   state.showingLive = false;
@@ -1007,7 +1017,12 @@ function moveBlock(step, onlyFailed) {
   if (!view) return;
   const order = blockOrder(view);
   if (!order.length) return;
-  let at = state.current === null ? -1 : order.indexOf(state.current);
+  let at = order.indexOf(state.current);
+  if (state.current === null || !$(`block-${state.current}`)) {
+    // from the page shown: j and n start at its first block, k at its last
+    const first = view.page.number * view.page.size;
+    at = step > 0 ? first - 1 : Math.min(order.length, first + view.page.size);
+  }
   for (let tries = 0; tries < order.length; tries++) {
     at = at + step;
     if (onlyFailed) at = (at + order.length) % order.length;
