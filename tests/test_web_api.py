@@ -115,6 +115,7 @@ def test_failed_block_carries_its_diagnosis_and_the_similar_lines(client: TestCl
     assert stale["closest"][0]["n"] == 3
     assert "A tiny shopping cart used by the editblocks demo." in stale["closest"][0]["h"]
     assert stale["diff_kind"] == "block"  # not placed in the file: its own text
+    assert stale["places"] == []  # not found is not ambiguous: no places to choose
     [failure] = view["summary"]["failures"]
     assert failure["index"] == 3 and failure["similar_line"] == 3 and failure["file_path"] == "README.md"
 

@@ -741,7 +741,9 @@ def test_a_long_reply_is_shown_a_page_at_a_time(page: object, project: Path) -> 
         lines = [f"value_{f}_{i} = {i}\n" for i in range(50)]
         (project / f"f{f}.py").write_text("".join(lines))
         parts += [sr(f"f{f}.py", line, line.replace(" = ", " = 1 + ")) for line in lines]
-    paste_and_preview(page, "\n".join(parts))
+    page.evaluate("text => { document.querySelector('#reply-input').value = text; }", "\n".join(parts))  # type: ignore[attr-defined]
+    page.click("#preview-button")  # type: ignore[attr-defined]
+    page.wait_for_selector("#files .block", timeout=30_000)  # type: ignore[attr-defined]
     assert page.locator("#files .block").count() == 100  # type: ignore[attr-defined]
     assert "Blocks 1\u2013100 of 250 (page 1 of 3)" in page.inner_text("#page-info")  # type: ignore[attr-defined]
     assert "50 will apply" in page.inner_text('#file-list li[data-path="f4.py"]')  # type: ignore[attr-defined]

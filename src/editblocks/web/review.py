@@ -399,7 +399,7 @@ class Review:
                 "file": text_rows(res.matched_text, res.file_path, res.estimated_line),
             }
         places: list[dict[str, Any]] = []
-        if status == FAILED and len(res.candidates) > 1:
+        if status == FAILED and _ambiguous(res):
             places = self._places(res)
         reason = res.reason
         if status == ALREADY_APPLIED:
@@ -467,7 +467,7 @@ class Review:
                 raise ReviewError(f"block {index + 1} is already applied", 409)
             evaluated, _, _, _ = self._evaluate()
             res, status = evaluated[index]
-            if status != FAILED or len(res.candidates) < 2:
+            if status != FAILED or not _ambiguous(res):
                 raise ReviewError(f"block {index + 1} has no places to choose from (it is {status.replace('_', ' ')})", 409)
             if line not in res.candidates:
                 listed = ", ".join(str(c) for c in res.candidates)
@@ -659,6 +659,11 @@ class Review:
         except BinaryFileError:
             raise ReviewError(f"{rel} is a binary file", 415) from None
         return {"path": rel, "kind": "current", "rows": text_rows(text, rel), "marks": marks}
+
+
+def _ambiguous(res: EditResult) -> bool:
+    """The block failed because its text matches at several places (its candidates)."""
+    return len(res.candidates) > 1 and "ambiguous" in (res.reason or "")
 
 
 def _line_count(text: str) -> int:

@@ -546,7 +546,7 @@ function blockRange(b) {
     return b.line ? [b.line, b.line + Math.max(1, b.new_length) - 1, "n"] : null;
   }
   if (b.status === "failed" && b.closest_region) return [b.closest_region[0], b.closest_region[1], "o"];
-  if (b.candidates && b.candidates.length) return placeRange(b, b.candidates[0]);
+  if (b.places && b.places.length) return placeRange(b, b.places[0].line);
   return b.line ? [b.line, b.line, "o"] : null;
 }
 
@@ -562,7 +562,7 @@ function openBlock(b) {
 // The reason, with the lines of an ambiguous block's places ("matches at lines 37 and 46") as links.
 function reasonBox(b) {
   const box = el("div", { class: `reason-box reason-${b.status}` });
-  const candidates = new Set(b.candidates || []);
+  const candidates = new Set((b.places || []).map((p) => p.line));
   const found = candidates.size > 1 ? /lines? ([\d, and]+\d)/.exec(b.reason) : null;
   if (!found) {
     box.textContent = b.reason;
