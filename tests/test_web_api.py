@@ -20,6 +20,7 @@ pytest.importorskip("uvicorn", reason="the review page needs the web extra: pip 
 from starlette.testclient import TestClient
 
 import editblocks
+from editblocks.pipeline.feedback import feedback_message
 from editblocks.web import create_app, missing_dependency
 from editblocks.web.highlight import char_changes, diff_rows, render_line, token_lines
 from editblocks.web.server import ReviewServer
@@ -125,15 +126,38 @@ def test_failed_block_carries_its_diagnosis_and_the_similar_lines(client: TestCl
     assert stale["closest"][0]["n"] == 3
     assert "A tiny shopping cart used by the editblocks demo." in stale["closest"][0]["h"]
     assert stale["diff_kind"] == "block"  # not placed in the file: its own text
+    assert stale["places"] == []  # not found is not ambiguous: no places to choose
     [failure] = view["summary"]["failures"]
     assert failure["index"] == 3 and failure["similar_line"] == 3 and failure["file_path"] == "README.md"
 
 
-def test_feedback_message_is_the_one_apply_edits_gives(client: TestClient, project: Path) -> None:
+def test_feedback_message_says_what_is_written_and_what_only_will_be(client: TestClient, project: Path) -> None:
     view = new_review(client)
-    expected = editblocks.apply_edits(REPLY, project, dry_run=True).feedback_message()
-    assert view["feedback"] == expected
+    dry = editblocks.apply_edits(REPLY, project, dry_run=True)
+    waiting = [i for i, r in enumerate(dry.results) if r.status is editblocks.EditStatus.APPLIED]
+    assert view["feedback"] == feedback_message(dry, pending=waiting)
     assert "Block 4 for README.md failed" in view["feedback"]
+    assert "Applied, do not send" not in view["feedback"]
+    assert "will apply as they are (not written yet)" in view["feedback"]
+    assert "the file contents below are current" in view["feedback"]
+    assert client.get(f"/api/reviews/{view['id']}/feedback").json()["feedback"] == view["feedback"]
+    one = client.get(f"/api/reviews/{view['id']}/feedback?block=3").json()["feedback"]
+    assert "Block 4 for README.md failed" in one and "block 1 (" not in one
+    assert "A tiny shopping cart used by the editblocks demo." in one
+    first = client.get(f"/api/reviews/{view['id']}/feedback?block=0").json()["feedback"]
+    assert first == "Block 1 (shop/cart.py, line 11) will apply as it is (not written yet); do not send it again.\n"
+    client.post(f"/api/reviews/{view['id']}/apply", json={"all": True})
+    after = client.get(f"/api/reviews/{view['id']}/feedback").json()["feedback"]
+    assert "Applied, do not send these again:\n- block 1 (shop/cart.py, line 11)" in after
+    assert "not written yet" not in after
+    assert client.get(f"/api/reviews/{view['id']}/feedback?block=9").status_code == 404
+
+
+def test_feedback_promises_file_contents_only_when_it_holds_them(client: TestClient) -> None:
+    view = new_review(client, sr("missing.py", "x = 1\n", "x = 2\n"))
+    assert view["blocks"][0]["status"] == "failed"
+    assert "file contents below" not in view["feedback"]
+    assert "Send corrected blocks for these only." in view["feedback"]
 
 
 def test_strategy_indicators_for_tolerant_and_fuzzy_matches(client: TestClient, project: Path) -> None:
@@ -212,6 +236,10 @@ def test_highlighted_rows_keep_the_text_and_mark_changed_characters() -> None:
     old, new = char_changes("return total", "return round(total)")
     assert old == [] and new
     assert char_changes("abc", "xyz") is None  # wholly different lines get no marks
+    # Whole word tokens are marked, never fragments of one.
+    old, new = char_changes("        return self.total", "        return self.subtotal")
+    assert ["        return self.total"[a:b] for a, b in old] == ["total"]
+    assert ["        return self.subtotal"[a:b] for a, b in new] == ["subtotal"]
     assert render_line([("k", "if"), ("", " a<b")], [(3, 5)]) == '<span class="k">if</span> <span class="eb-chg">a&lt;</span>b'
     assert token_lines("", "x.py") == []
     assert ["".join(t for _, t in line) for line in token_lines("a\n\tb\n\n", "Makefile")] == ["a", "\tb", ""]
@@ -913,3 +941,27 @@ def test_serve_prints_a_link_with_the_token_and_no_token_warns(project: Path) ->
 
     result = CliRunner().invoke(main, ["apply", str(project / "reply.md"), "--root", str(project), "--no-token"])
     assert result.exit_code == 2 and "--no-token is for the review page" in result.output
+
+
+def test_choosing_a_place_for_an_ambiguous_block(client: TestClient, project: Path) -> None:
+    text = "a\nx\ny\nb\nx\ny\nc\n"
+    write_tree(project, {"n.py": text})
+    view = new_review(client, sr("n.py", "x\ny\n", "X\ny\n"))
+    [block] = view["blocks"]
+    assert block["status"] == "failed" and block["candidates"] == [2, 5]
+    assert [p["line"] for p in block["places"]] == [2, 5]
+    assert [r["n"] for r in block["places"][1]["rows"] if r["m"]] == [5, 6]
+    url = f"/api/reviews/{view['id']}/blocks/0/choose"
+    digest = block["places"][1]["digest"]
+    refused = client.post(url, json={"line": 3, "digest": digest})
+    assert refused.status_code == 409 and "not one of the places" in refused.json()["error"]
+    assert client.post(url, json={"line": "5"}).status_code == 400
+    (project / "n.py").write_text(text + "d\n")
+    changed = client.post(url, json={"line": 5, "digest": digest})
+    assert changed.status_code == 409 and "changed since" in changed.json()["error"]
+    (project / "n.py").write_text(text)
+    done = client.post(url, json={"line": 5, "digest": digest})
+    assert done.status_code == 200, done.text
+    assert done.json()["view"]["blocks"][0]["status"] == "applied"
+    assert (project / "n.py").read_text() == "a\nx\ny\nb\nX\ny\nc\n"
+    assert client.post(url, json={"line": 2}).status_code == 409

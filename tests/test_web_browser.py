@@ -15,6 +15,8 @@ import http.client
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -43,7 +45,8 @@ pytest.importorskip("starlette", reason="the review page needs the web extra: pi
 
 from editblocks.web.server import ReviewServer  # noqa: E402
 
-from .webdata import CART, FIXED_README_BLOCK, README, REPLY, SCRIPT_REPLY, make_project, tree  # noqa: E402
+from .helpers import sr  # noqa: E402
+from .webdata import CART, FIXED_README_BLOCK, README, REPLY, SCRIPT_REPLY, TOTAL_BLOCK, make_project, tree  # noqa: E402
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -132,6 +135,11 @@ def wait_statuses(page: object, expected: list[str]) -> None:
     )
 
 
+def marked(page: object) -> list[str]:
+    """The texts of the rows marked in the file view (the block's lines)."""
+    return page.eval_on_selector_all("#file-panel-body tr.target td.line", "els => els.map(e => e.textContent)")  # type: ignore[attr-defined]
+
+
 def snap(page: object, path: Path) -> None:
     """A screenshot of the whole page, taken from the top (as a person first sees it)."""
     page.evaluate("window.scrollTo(0, 0)")  # type: ignore[attr-defined]
@@ -178,7 +186,8 @@ def test_preview_apply_one_file_and_undo(page: object, server: ReviewServer, pro
     page.click("#block-1 .block-path")  # type: ignore[attr-defined]
     page.wait_for_selector("#file-panel:not([hidden]) tr.target")  # type: ignore[attr-defined]
     assert page.inner_text("#file-panel-title") == "shop/cart.py"  # type: ignore[attr-defined]
-    assert 'currency="$"' in page.inner_text("#file-panel tr.target")  # type: ignore[attr-defined]
+    assert 'currency="$"' in page.inner_text("#file-panel tr.target.row-add")  # type: ignore[attr-defined]
+    assert not any("def total" in t for t in marked(page))
     page.screenshot(path=str(shots / "03-file-diff.png"))  # type: ignore[attr-defined]
     page.click("#file-panel-close")  # type: ignore[attr-defined]
 
@@ -329,3 +338,427 @@ def test_open_and_drop_a_reply_file(page: object, tmp_path: Path) -> None:
     )
     page.wait_for_selector("#files .block")  # type: ignore[attr-defined]
     assert statuses(page) == ["will_apply", "will_apply", "will_apply", "failed"]
+
+
+def copied_feedback(page: object, selector: str) -> str:
+    page.evaluate("navigator.clipboard.writeText('')")  # type: ignore[attr-defined]
+    page.click(selector)  # type: ignore[attr-defined]
+    page.wait_for_function("async () => (await navigator.clipboard.readText()) !== ''")  # type: ignore[attr-defined]
+    return page.evaluate("navigator.clipboard.readText()")  # type: ignore[attr-defined]
+
+
+def test_copied_feedback_describes_the_files_as_they_are_when_copied(page: object, project: Path) -> None:
+    paste_and_preview(page, REPLY)
+    before = copied_feedback(page, "#copy-feedback-all")
+    assert "Applied, do not send these again" not in before
+    assert "These will apply as they are (not written yet)" in before and "- block 1 (shop/cart.py, line 11)" in before
+    assert "Block 4 for README.md failed" in before
+    assert "the file contents below are current" in before and "A tiny shopping cart used by the editblocks demo." in before
+    # One block's button: that block's feedback only.
+    alone = copied_feedback(page, "#block-3 .copy-feedback")
+    assert "Block 4 for README.md failed" in alone and "block 1" not in alone
+
+    page.click("#apply-all")  # type: ignore[attr-defined]
+    wait_statuses(page, ["applied", "applied", "applied", "failed"])
+    assert "def total(self, discount=0.0):" in (project / "shop/cart.py").read_text()
+    after = copied_feedback(page, "#copy-feedback-all")
+    assert "Applied, do not send these again:\n- block 1 (shop/cart.py, line 11)" in after
+    assert "not written yet" not in after
+    # The file changed on disk after the page was drawn: the copy says what is there now.
+    (project / "README.md").write_text("# shop\n\nSomething else entirely.\n")
+    changed = copied_feedback(page, "#block-3 .copy-feedback")
+    assert "Something else entirely." in changed or "file contents below" not in changed
+
+
+AMBIGUOUS = "import os\n\n\ndef a():\n    x = 1\n    return x\n\n\ndef b():\n    x = 1\n    return x\n"
+AMBIGUOUS_REPLY = (
+    sr("shop/cart.py", "    def add(self, name, price, quantity=1):\n", "    def add(self, name, price, quantity=2):\n")
+    + "\n"
+    + sr("m.py", "    x = 1\n    return x\n", "    x = 2\n    return x\n")
+)
+
+
+def test_an_ambiguous_blocks_places_open_the_file_there(page: object, project: Path) -> None:
+    (project / "m.py").write_text(AMBIGUOUS)
+    paste_and_preview(page, AMBIGUOUS_REPLY)
+    assert statuses(page) == ["will_apply", "failed"]
+    reason = page.locator("#block-1 .reason-box")  # type: ignore[attr-defined]
+    assert "matches at lines 5 and 10" in reason.inner_text()
+    assert reason.locator(".place-link").all_inner_texts() == ["5", "10"]
+    reason.locator('.place-link[data-line="10"]').click()
+    page.wait_for_selector("#file-panel:not([hidden]) tr.target")  # type: ignore[attr-defined]
+    assert page.inner_text("#file-panel-title") == "m.py"  # type: ignore[attr-defined]
+    rows = page.eval_on_selector_all("#file-panel-body tr.target", "els => els.map(e => Number(e.dataset.o))")  # type: ignore[attr-defined]
+    assert rows == [10, 11]
+    page.click("#file-panel-close")  # type: ignore[attr-defined]
+    # The path opens the file at this block's first place; the other block's change is not marked.
+    page.click("#block-1 .block-path")  # type: ignore[attr-defined]
+    page.wait_for_selector("#file-panel:not([hidden]) tr.target")  # type: ignore[attr-defined]
+    assert page.eval_on_selector_all("#file-panel-body tr.target", "els => els.map(e => Number(e.dataset.o))") == [5, 6]  # type: ignore[attr-defined]
+    page.click("#file-panel-close")  # type: ignore[attr-defined]
+    page.click("#block-0 .block-path")  # type: ignore[attr-defined]
+    page.wait_for_selector("#file-panel:not([hidden]) tr.target")  # type: ignore[attr-defined]
+    assert page.inner_text("#file-panel-title") == "shop/cart.py"  # type: ignore[attr-defined]
+    assert all("def add" in t for t in marked(page)) and len(marked(page)) == 2
+
+
+def test_choose_the_place_of_an_ambiguous_block(page: object, project: Path, shots: Path) -> None:
+    (project / "m.py").write_text(AMBIGUOUS)
+    paste_and_preview(page, AMBIGUOUS_REPLY)
+    places = page.locator("#block-1 .place")  # type: ignore[attr-defined]
+    assert places.count() == 2
+    assert "def a():" in places.nth(0).inner_text() and "def b():" in places.nth(1).inner_text()
+    matched = page.eval_on_selector_all("#block-1 .place:nth-child(2) tr.row-match", "els => els.map(e => Number(e.dataset.o))")  # type: ignore[attr-defined]
+    assert matched == [10, 11]
+    snap(page, shots / "09-ambiguous-places.png")
+    page.click('#block-1 .choose-place[data-line="10"]')  # type: ignore[attr-defined]
+    wait_statuses(page, ["will_apply", "applied"])
+    assert (project / "m.py").read_text() == AMBIGUOUS.replace("def b():\n    x = 1", "def b():\n    x = 2")
+    assert (project / "shop/cart.py").read_text() == CART
+    assert "Applied block #2 at line 10" in page.inner_text("#toast")  # type: ignore[attr-defined]
+
+
+def decisions(page: object) -> list[str]:
+    return page.eval_on_selector_all("#files .block", "els => els.map(e => e.dataset.decision || '')")  # type: ignore[attr-defined]
+
+
+def test_accept_and_reject_blocks_then_apply_the_accepted(page: object, project: Path) -> None:
+    paste_and_preview(page, REPLY)
+    assert page.is_disabled("#apply-accepted")  # type: ignore[attr-defined]
+    page.click("#block-2 .accept-block")  # type: ignore[attr-defined]
+    page.click("#block-0 .reject-block")  # type: ignore[attr-defined]
+    assert decisions(page) == ["reject", "", "accept", ""]
+    assert page.get_attribute("#block-2 .accept-block", "aria-pressed") == "true"  # type: ignore[attr-defined]
+    assert page.inner_text("#apply-accepted") == "Apply accepted (1 block)"  # type: ignore[attr-defined]
+    assert page.inner_text("#apply-all") == "Apply all but rejected (2 blocks)"  # type: ignore[attr-defined]
+    page.click("#apply-accepted")  # type: ignore[attr-defined]
+    wait_statuses(page, ["will_apply", "will_apply", "applied", "failed"])
+    assert (project / "tests/test_cart.py").exists() and (project / "shop/cart.py").read_text() == CART
+    page.click("#apply-all")  # type: ignore[attr-defined]
+    wait_statuses(page, ["will_apply", "applied", "applied", "failed"])
+    cart = (project / "shop/cart.py").read_text()
+    assert 'currency="$"' in cart and "discount" not in cart  # the rejected block is not written
+
+
+def test_keys_move_between_blocks_accept_reject_and_list_themselves(page: object, project: Path) -> None:
+    paste_and_preview(page, REPLY)
+    page.keyboard.press("j")  # type: ignore[attr-defined]
+    page.wait_for_selector("#block-0.current")  # type: ignore[attr-defined]
+    page.keyboard.press("j")  # type: ignore[attr-defined]
+    page.wait_for_selector("#block-1.current")  # type: ignore[attr-defined]
+    page.keyboard.press("k")  # type: ignore[attr-defined]
+    page.wait_for_selector("#block-0.current")  # type: ignore[attr-defined]
+    page.keyboard.press("x")  # type: ignore[attr-defined]
+    page.keyboard.press("j")  # type: ignore[attr-defined]
+    page.keyboard.press("a")  # type: ignore[attr-defined]
+    assert decisions(page) == ["reject", "accept", "", ""]
+    page.keyboard.press("n")  # type: ignore[attr-defined]
+    page.wait_for_selector("#block-3.current")  # type: ignore[attr-defined]
+    assert page.evaluate("document.activeElement.id") == "block-3"  # type: ignore[attr-defined]
+    page.keyboard.press("Shift+?")  # type: ignore[attr-defined]
+    page.wait_for_selector("#keys-help:not([hidden])")  # type: ignore[attr-defined]
+    help_text = page.inner_text("#keys-help")  # type: ignore[attr-defined]
+    assert "next failed block" in help_text and "accept" in help_text and "reject" in help_text
+    page.keyboard.press("Escape")  # type: ignore[attr-defined]
+    page.wait_for_selector("#keys-help", state="hidden")  # type: ignore[attr-defined]
+    # Keys typed in a text box are text, not commands.
+    page.click("#block-3 .edit-manually")  # type: ignore[attr-defined]
+    page.locator("#block-3 textarea.block-editor").press("End")  # type: ignore[attr-defined]
+    page.keyboard.type("x")  # type: ignore[attr-defined]
+    assert decisions(page)[3] == ""
+    page.click("#apply-accepted")  # type: ignore[attr-defined]
+    wait_statuses(page, ["will_apply", "applied", "will_apply", "failed"])
+    assert "discount" not in (project / "shop/cart.py").read_text() and not (project / "tests").exists()
+
+
+def test_a_tolerant_match_shows_the_search_text_beside_the_files_lines(page: object, project: Path, shots: Path) -> None:
+    (project / "w.py").write_text("import os\n\n\ndef f():\n    a = 1   \n    return a\n")
+    paste_and_preview(page, sr("w.py", "def f():\n    a = 1\n    return a\n", "def f():\n    a = 2\n    return a\n"))
+    assert statuses(page) == ["will_apply"]
+    assert "Whitespace adjusted" in page.inner_text("#block-0 .block-head")  # type: ignore[attr-defined]
+    page.click("#block-0 details.matched > summary")  # type: ignore[attr-defined]
+    assert "lines 4\u20136" in page.inner_text("#block-0 details.matched > summary")  # type: ignore[attr-defined]
+    search = page.eval_on_selector_all("#block-0 .matched-search td.line", "els => els.map(e => e.textContent)")  # type: ignore[attr-defined]
+    file_lines = page.eval_on_selector_all("#block-0 .matched-file tr", "els => els.map(e => [Number(e.dataset.n), e.querySelector('td.line').textContent])")  # type: ignore[attr-defined]
+    assert search == ["def f():", "    a = 1", "    return a"]
+    assert file_lines == [[4, "def f():"], [5, "    a = 1   "], [6, "    return a"]]
+    snap(page, shots / "10-tolerant-match.png")
+    page.click("#apply-all")  # type: ignore[attr-defined]
+    wait_statuses(page, ["applied"])
+    assert (project / "w.py").read_text() == "import os\n\n\ndef f():\n    a = 2\n    return a\n"
+
+
+def test_changed_words_are_marked_whole(page: object, project: Path) -> None:
+    (project / "t.py").write_text("class C:\n    def f(self):\n        return self.total\n")
+    paste_and_preview(page, sr("t.py", "        return self.total\n", "        return self.subtotal\n"))
+    marks = page.eval_on_selector_all(  # type: ignore[attr-defined]
+        "#block-0 tr.row-add .eb-chg, #block-0 tr.row-del .eb-chg", "els => els.map(e => e.textContent)"
+    )
+    assert marks == ["total", "subtotal"]
+    page.click("#apply-all")  # type: ignore[attr-defined]
+    wait_statuses(page, ["applied"])
+    assert "return self.subtotal" in (project / "t.py").read_text()
+
+
+CONTRAST_JS = """selector => {
+    const rgb = (text) => {
+        const [r, g, b, a] = text.match(/[\\d.]+/g).map(Number);
+        return { rgb: [r, g, b], a: a === undefined ? 1 : a };
+    };
+    const background = (node) => {
+        // the first opaque background from the node outwards (blending translucent ones)
+        let layers = [];
+        for (let n = node; n; n = n.parentElement) {
+            const c = rgb(getComputedStyle(n).backgroundColor);
+            if (c.a > 0) layers.push(c);
+            if (c.a >= 1) break;
+        }
+        let out = [255, 255, 255];
+        for (const c of layers.reverse()) out = out.map((v, i) => c.rgb[i] * c.a + v * (1 - c.a));
+        return out;
+    };
+    const lum = ([r, g, b]) => {
+        const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+        return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+    };
+    return [...document.querySelectorAll(selector)].map((node) => {
+        const fg = rgb(getComputedStyle(node).color).rgb;
+        const [a, b] = [lum(fg), lum(background(node))].sort((x, y) => y - x);
+        return (a + 0.05) / (b + 0.05);
+    });
+}"""
+
+
+def test_file_list_collapse_viewed_split_view_and_dark_theme(page: object, project: Path, shots: Path) -> None:
+    paste_and_preview(page, REPLY)
+    files = page.locator("#file-list li")  # type: ignore[attr-defined]
+    assert files.count() == 3
+    assert "2 will apply" in files.nth(0).inner_text() and "1 failed" in files.nth(2).inner_text()
+    assert page.evaluate("getComputedStyle(document.querySelector('#file-list')).position") == "sticky"  # type: ignore[attr-defined]
+    # Collapse a file, then mark another as viewed (which collapses it too).
+    page.click('.file-group[data-path="shop/cart.py"] .collapse-file')  # type: ignore[attr-defined]
+    assert page.get_attribute('.file-group[data-path="shop/cart.py"] .collapse-file', "aria-expanded") == "false"  # type: ignore[attr-defined]
+    assert statuses(page) == ["will_apply", "failed"]
+    page.check('.file-group[data-path="README.md"] .viewed-toggle')  # type: ignore[attr-defined]
+    assert statuses(page) == ["will_apply"]
+    assert page.is_checked('#file-list li[data-path="README.md"] .viewed-toggle')  # type: ignore[attr-defined]
+    page.click('.file-group[data-path="shop/cart.py"] .collapse-file')  # type: ignore[attr-defined]
+    page.uncheck('#file-list li[data-path="README.md"] .viewed-toggle')  # type: ignore[attr-defined]
+    assert statuses(page) == ["will_apply", "will_apply", "will_apply", "failed"]
+    # Side by side: the removed line faces the added one.
+    page.click("#diff-split")  # type: ignore[attr-defined]
+    row = page.locator("#block-0 table.split tr.row-change").first  # type: ignore[attr-defined]
+    cells = row.locator("td.line").all_inner_texts()
+    assert cells == ["    def total(self):", "    def total(self, discount=0.0):"]
+    snap(page, shots / "11-side-by-side.png")
+    page.click("#diff-unified")  # type: ignore[attr-defined]
+    # Contrast of the gutter and the change marks, light and dark.
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)  # type: ignore[attr-defined]
+        ratios = page.evaluate(CONTRAST_JS, "#files td.ln, #files .eb-chg, #files td.sign")  # type: ignore[attr-defined]
+        assert ratios and min(ratios) >= 4.5, (scheme, min(ratios))
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(13, 17, 23)"  # type: ignore[attr-defined]
+    snap(page, shots / "12-dark.png")
+    assert (project / "shop/cart.py").read_text() == CART
+
+
+def _axe_script() -> Path | str:
+    """axe.min.js from npm, installed once into a cache folder; a str is the reason it is missing."""
+    folder = Path(tempfile.gettempdir()) / "editblocks-test-axe-core"
+    script = folder / "node_modules" / "axe-core" / "axe.min.js"
+    if script.is_file():
+        return script
+    npm = shutil.which("npm")
+    if npm is None:
+        return "npm is not installed, so axe-core cannot be fetched"
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        done = subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--silent", "--prefix", str(folder), "axe-core"],
+            capture_output=True, text=True, timeout=180,
+        )
+    except subprocess.TimeoutExpired:
+        return "npm did not install axe-core within 3 minutes (is the registry reachable?)"
+    if done.returncode != 0 or not script.is_file():
+        return f"npm could not install axe-core (is the registry reachable?): {done.stderr.strip()[-300:]}"
+    return script
+
+
+@pytest.fixture(scope="module")
+def axe_script() -> Path:
+    found = _axe_script()
+    if isinstance(found, str):
+        pytest.skip(found)
+    return found
+
+
+def serious_violations(page: object, axe: Path) -> list[str]:
+    if not page.evaluate("typeof window.axe !== 'undefined'"):  # type: ignore[attr-defined]
+        page.add_script_tag(path=str(axe))  # type: ignore[attr-defined]
+    found = page.evaluate(  # type: ignore[attr-defined]
+        """async () => {
+            const result = await axe.run(document, { resultTypes: ["violations"] });
+            return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+                .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
+        }"""
+    )
+    return found
+
+
+def test_the_page_passes_an_axe_core_check(browser: object, server: ReviewServer, project: Path, axe_script: Path) -> None:
+    (project / "m.py").write_text(AMBIGUOUS)
+    (project / "w.py").write_text("def f():\n    a = 1   \n    return a\n")
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)  # type: ignore[attr-defined]
+    try:
+        pg = context.new_page()
+        pg.set_default_timeout(TIMEOUT_MS)
+        pg.goto(server.url)
+        pg.wait_for_selector("body[data-ready=true]")
+        assert serious_violations(pg, axe_script) == []  # the empty page
+        # Every text box has a label; files and blocks are headings.
+        reply = REPLY + "\n" + AMBIGUOUS_REPLY + "\n" + sr("w.py", "def f():\n    a = 1\n    return a\n", "def f():\n    a = 2\n    return a\n")
+        paste_and_preview(pg, reply)
+        pg.click("#block-6 details.matched > summary")
+        pg.click("#block-3 .edit-manually")
+        assert pg.locator("h2.file-title").count() == 5 and pg.locator("#files h3.block-title").count() == 7
+        for scheme in ("light", "dark"):
+            pg.emulate_media(color_scheme=scheme)
+            assert serious_violations(pg, axe_script) == [], scheme
+            pg.click("#diff-split")
+            assert serious_violations(pg, axe_script) == [], scheme
+            pg.click("#diff-unified")
+        pg.emulate_media(color_scheme="light")
+        pg.click("#block-0 .block-path")
+        pg.wait_for_selector("#file-panel:not([hidden]) tr.target")
+        pg.keyboard.press("Shift+?")
+        assert serious_violations(pg, axe_script) == []
+    finally:
+        context.close()
+
+
+def start_cli(args: list[str], cwd: Path) -> tuple[subprocess.Popen[str], str]:
+    env = {**os.environ, "EDITBLOCKS_NO_BROWSER": "1", "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "editblocks", *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, cwd=cwd, env=env,
+    )
+    assert proc.stdout is not None
+    for _ in range(20):
+        line = proc.stdout.readline()
+        if "?token=" in line:
+            return proc, line.split("Open ", 1)[1].split(" ", 1)[0]
+    proc.kill()
+    raise AssertionError("the review page did not start")
+
+
+def test_apply_review_reports_in_the_terminal_and_exits_when_done(browser: object, project: Path, tmp_path: Path) -> None:
+    reply = tmp_path / "reply.md"
+    reply.write_text(REPLY)
+    proc, url = start_cli(["apply", "--review", str(reply), "--root", str(project)], project)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    try:
+        pg = context.new_page()
+        pg.set_default_timeout(TIMEOUT_MS)
+        pg.goto(url)
+        pg.wait_for_selector("body[data-ready=true]")
+        wait_statuses(pg, ["will_apply", "will_apply", "will_apply", "failed"])
+        pg.click('.apply-file[data-path="tests/test_cart.py"]')
+        wait_statuses(pg, ["will_apply", "will_apply", "applied", "failed"])
+        pg.wait_for_selector("#undo-button:not([disabled])")
+        pg.click("#undo-button")
+        wait_statuses(pg, ["will_apply", "will_apply", "will_apply", "failed"])
+        pg.click("#apply-all")
+        wait_statuses(pg, ["applied", "applied", "applied", "failed"])
+        pg.click("#done-button")
+        pg.wait_for_selector("body[data-finished=true]")
+        assert "exit status 1" in pg.inner_text("#finished")
+        out, _ = proc.communicate(timeout=20)
+    finally:
+        context.close()
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, out
+    assert "Applied block 3: wrote tests/test_cart.py" in out
+    assert "Undid apply #1: deleted tests/test_cart.py" in out
+    assert "Applied blocks 1, 2, 3: wrote shop/cart.py, tests/test_cart.py" in out
+    assert "Done on the page: 3 of 4 blocks applied; exiting with status 1" in out
+    assert "def total(self, discount=0.0):" in (project / "shop/cart.py").read_text()
+    assert (project / "README.md").read_text() == README
+
+
+def test_apply_review_exits_0_when_every_block_applied(browser: object, project: Path, tmp_path: Path) -> None:
+    reply = tmp_path / "reply.md"
+    reply.write_text(TOTAL_BLOCK)
+    proc, url = start_cli(["apply", "--review", str(reply), "--root", str(project)], project)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    try:
+        pg = context.new_page()
+        pg.set_default_timeout(TIMEOUT_MS)
+        pg.goto(url)
+        pg.wait_for_selector("body[data-ready=true]")
+        wait_statuses(pg, ["will_apply"])
+        pg.click("#apply-all")
+        wait_statuses(pg, ["applied"])
+        pg.click("#done-button")
+        pg.wait_for_selector("body[data-finished=true]")
+        out, _ = proc.communicate(timeout=20)
+    finally:
+        context.close()
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, out
+    assert "Done on the page: 1 of 1 block applied; exiting with status 0" in out
+    assert "def total(self, discount=0.0):" in (project / "shop/cart.py").read_text()
+
+
+def test_a_review_has_an_address_that_survives_a_reload(page: object, project: Path) -> None:
+    paste_and_preview(page, REPLY)
+    address = page.evaluate("location.hash")  # type: ignore[attr-defined]
+    assert address.startswith("#/review/") and len(address) > len("#/review/")
+    review_id = address.rsplit("/", 1)[1]
+    page.click("#block-2 .apply-block")  # type: ignore[attr-defined]
+    wait_statuses(page, ["will_apply", "will_apply", "applied", "failed"])
+    page.reload()  # type: ignore[attr-defined]
+    page.wait_for_selector("body[data-ready=true]")  # type: ignore[attr-defined]
+    wait_statuses(page, ["will_apply", "will_apply", "applied", "failed"])
+    assert page.evaluate("location.hash") == f"#/review/{review_id}"  # type: ignore[attr-defined]
+    assert page.is_hidden("#input-panel")  # type: ignore[attr-defined]
+    # Opened in a new tab from its address.
+    other = page.context.new_page()  # type: ignore[attr-defined]
+    other.goto(page.url)
+    other.wait_for_selector("body[data-ready=true]")
+    wait_statuses(other, ["will_apply", "will_apply", "applied", "failed"])
+    other.close()
+    page.click("#cancel-review")  # type: ignore[attr-defined]
+    page.wait_for_selector("#input-panel:not([hidden])")  # type: ignore[attr-defined]
+    assert page.evaluate("location.hash") == ""  # type: ignore[attr-defined]
+    assert (project / "tests/test_cart.py").exists() and (project / "shop/cart.py").read_text() == CART
+
+
+def test_a_long_reply_is_shown_a_page_at_a_time(page: object, project: Path) -> None:
+    parts = []
+    for f in range(5):
+        lines = [f"value_{f}_{i} = {i}\n" for i in range(50)]
+        (project / f"f{f}.py").write_text("".join(lines))
+        parts += [sr(f"f{f}.py", line, line.replace(" = ", " = 1 + ")) for line in lines]
+    page.evaluate("text => { document.querySelector('#reply-input').value = text; }", "\n".join(parts))  # type: ignore[attr-defined]
+    page.click("#preview-button")  # type: ignore[attr-defined]
+    page.wait_for_selector("#files .block", timeout=30_000)  # type: ignore[attr-defined]
+    assert page.locator("#files .block").count() == 100  # type: ignore[attr-defined]
+    assert "Blocks 1\u2013100 of 250 (page 1 of 3)" in page.inner_text("#page-info")  # type: ignore[attr-defined]
+    assert "50 will apply" in page.inner_text('#file-list li[data-path="f4.py"]')  # type: ignore[attr-defined]
+    page.click("#page-next")  # type: ignore[attr-defined]
+    page.wait_for_selector("#block-100")  # type: ignore[attr-defined]
+    assert page.locator("#block-0").count() == 0 and page.locator("#files .block").count() == 100  # type: ignore[attr-defined]
+    # The keys cross pages: k from the first block of page 2 goes to the last of page 1.
+    page.keyboard.press("j")  # type: ignore[attr-defined]
+    page.wait_for_selector("#block-100.current")  # type: ignore[attr-defined]
+    page.keyboard.press("k")  # type: ignore[attr-defined]
+    page.wait_for_selector("#block-99.current")  # type: ignore[attr-defined]
+    assert "page 1 of 3" in page.inner_text("#page-info")  # type: ignore[attr-defined]
+    # The file list goes to a file on another page.
+    page.click('#file-list li[data-path="f4.py"] .file-list-path')  # type: ignore[attr-defined]
+    page.wait_for_selector("#block-200")  # type: ignore[attr-defined]
+    page.click("#apply-all")  # type: ignore[attr-defined]
+    page.wait_for_function("() => document.querySelectorAll('#files .block[data-status=applied]').length === 50")  # type: ignore[attr-defined]
+    assert all(" = 1 + " in line for f in range(5) for line in (project / f"f{f}.py").read_text().splitlines())

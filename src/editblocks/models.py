@@ -218,6 +218,9 @@ class EditResult:
     """That replaced text (the file's own lines, not the block's copy of them)."""
     replacement: str = ""
     """What the block put in its place."""
+    matched_text: str | None = None
+    """For a block located by a tolerant or fuzzy strategy: the file's whole lines it was matched
+    to (from :attr:`estimated_line`), to show beside the block's SEARCH text."""
 
     @property
     def reply_line(self) -> int:

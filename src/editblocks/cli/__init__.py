@@ -215,10 +215,12 @@ def apply(
         _refuse_with_review(
             "dry_run", "as_json", "no_diff", "atomic", "base_dir", "refuse_drift", "max_reply_mb", "max_file_mb", "verify_syntax"
         )
-        _serve_review(
+        status = _serve_review(
             root, reply, None, port, fmt, match_level, continue_after_failure, git_add, None,
-            allow_delete=not no_delete, token=not no_token,
+            allow_delete=not no_delete, token=not no_token, exit_on_done=True,
         )
+        if status is not None:
+            sys.exit(status)
         return
     if refuse_drift and base_dir is None:
         raise UsageError("--refuse-drift needs --base-dir (the files as the model saw them)")
@@ -483,8 +485,10 @@ def _serve_review(
     *,
     allow_delete: bool = True,
     token: bool = True,
-) -> None:
-    """Run the review page (``serve`` and ``apply --review``) until Ctrl-C."""
+    exit_on_done: bool = False,
+) -> int | None:
+    """Run the review page (``serve`` and ``apply --review``) until Ctrl-C, or until the page
+    says Done (with ``exit_on_done``: then 0 when every block applied, else 1)."""
     from editblocks.web import missing_dependency
 
     problem = missing_dependency()
@@ -501,7 +505,7 @@ def _serve_review(
     elif reply is not None:
         text = _read_reply(reply)
     try:
-        run_review(
+        return run_review(
             root,
             reply_text=text,
             reply_stream=stream,
@@ -515,6 +519,7 @@ def _serve_review(
             browser=open_browser,
             token=token,
             echo=lambda line: click.echo(line, err=False),
+            exit_on_done=exit_on_done,
         )
     except OSError as exc:
         raise UsageError(f"cannot start the review page on {host or '127.0.0.1'}:{port}: {exc.strerror or exc}") from None

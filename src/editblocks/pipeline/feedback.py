@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from editblocks.formats.common import choose_fence
 from editblocks.models import ApplyResult, EditBlock, EditResult, EditStatus, ParseWarning
 
@@ -10,38 +12,60 @@ MAX_TOTAL_QUOTED_LINES = 120
 MAX_LISTED_WARNINGS = 20
 
 
-def feedback_message(result: ApplyResult) -> str:
+def feedback_message(result: ApplyResult, *, pending: Collection[int] = (), only: int | None = None) -> str:
     """One text for the model: failed blocks with their reasons and the file's actual lines,
     skipped blocks, and the blocks that applied and must not be sent again.
 
+    ``pending``: 0-based indices of results that would apply but are not written yet (a preview,
+    such as the review page's before Apply): they are listed as blocks that will apply, not as
+    applied. ``only``: the message for that one block (0-based), as its own Copy feedback gives.
+
     Returns an empty string when every block applied.
     """
+    if only is not None:
+        return _one_block(result, only, set(pending))
+    waiting = set(pending)
     failed = [(i, r) for i, r in enumerate(result.results, 1) if r.status is EditStatus.FAILED]
     skipped = [(i, r) for i, r in enumerate(result.results, 1) if r.status is EditStatus.SKIPPED and not r.already_applied]
-    done = [(i, r) for i, r in enumerate(result.results, 1) if r.status is EditStatus.APPLIED or r.already_applied]
+    applying = [
+        (i, r) for i, r in enumerate(result.results, 1) if r.status is EditStatus.APPLIED and i - 1 in waiting
+    ]
+    done = [
+        (i, r)
+        for i, r in enumerate(result.results, 1)
+        if (r.status is EditStatus.APPLIED and i - 1 not in waiting) or r.already_applied
+    ]
     broken = [m for path, m in result.syntax_problems.items() if path not in {r.file_path for _, r in failed}]
     problems = result.reply_problems
     if not failed and not skipped:
         if not broken and not problems:
             return ""
-        parts = ["Every complete edit block applied (do not send them again), but:"]
+        first = "Every complete edit block applied (do not send them again), but:"
+        if applying:
+            first = "Every complete edit block will apply (do not send them again), but:"
+        parts = [first]
         if problems:
             parts.append("The reply has blocks that could not be read (cut off or malformed); send them again, complete:\n" + _listed(problems))
         if broken:
             parts.append("The result does not parse:\n" + "\n".join(f"- {m}" for m in broken) + "\nSend blocks that fix this.")
         return "\n\n".join(parts) + "\n"
     total = len(result.results)
-    parts = [
-        f"{len(failed)} of {total} edit block{'s' if total != 1 else ''} failed to apply"
-        + (f" and {len(skipped)} {'were' if len(skipped) != 1 else 'was'} skipped" if skipped else "")
-        + ". Send corrected blocks for these only; the file contents below are current."
-    ]
     budget = MAX_TOTAL_QUOTED_LINES
+    sections: list[str] = []
+    quoted = 0
     for i, r in failed:
         section, used = _failed_section(i, r, budget)
         budget -= used
-        parts.append(section)
+        quoted += used
+        sections.append(section)
     changed = _changed_sections(result, {r.file_path for _, r in failed}, budget)
+    parts = [
+        f"{len(failed)} of {total} edit block{'s' if total != 1 else ''} failed to apply"
+        + (f" and {len(skipped)} {'were' if len(skipped) != 1 else 'was'} skipped" if skipped else "")
+        + ". Send corrected blocks for these only"
+        + ("; the file contents below are current." if quoted or changed else ".")
+    ]
+    parts.extend(sections)
     if changed:
         parts.append(
             "The lines the blocks that applied changed in these files, as they are now "
@@ -50,18 +74,41 @@ def feedback_message(result: ApplyResult) -> str:
     if skipped:
         lines = [f"- block {i} ({r.file_path}): {r.reason}" for i, r in skipped]
         parts.append("Skipped, send again once the failed block before it is fixed:\n" + "\n".join(lines))
+    if applying:
+        parts.append("These will apply as they are (not written yet), do not send them again:\n" + "\n".join(_done_lines(applying)))
     if done:
-        lines = [
-            f"- block {i} ({r.file_path}{'' if r.estimated_line is None else f', line {r.estimated_line}'})"
-            + (" was already applied" if r.already_applied else "")
-            for i, r in done
-        ]
-        parts.append("Applied, do not send these again:\n" + "\n".join(lines))
+        parts.append("Applied, do not send these again:\n" + "\n".join(_done_lines(done)))
     if broken:
         parts.append("The result does not parse:\n" + "\n".join(f"- {m}" for m in broken))
     if result.warnings:
         parts.append("Problems in the reply itself:\n" + _listed(result.warnings))
     return "\n\n".join(parts) + "\n"
+
+
+def _done_lines(done: list[tuple[int, EditResult]]) -> list[str]:
+    return [
+        f"- block {i} ({r.file_path}{'' if r.estimated_line is None else f', line {r.estimated_line}'})"
+        + (" was already applied" if r.already_applied else "")
+        for i, r in done
+    ]
+
+
+def _one_block(result: ApplyResult, index: int, pending: set[int]) -> str:
+    """The feedback for block ``index`` (0-based) alone."""
+    r = result.results[index]
+    number = index + 1
+    where = f"{r.file_path}{'' if r.estimated_line is None else f', line {r.estimated_line}'}"
+    if r.status is EditStatus.FAILED:
+        section, used = _failed_section(number, r, MAX_TOTAL_QUOTED_LINES)
+        ask = "Send a corrected block for it" + ("; the file contents below are current." if used else ".")
+        return f"Block {number} of the reply failed to apply. {ask}\n\n{section}\n"
+    if r.already_applied:
+        return f"Block {number} ({where}) was already applied; do not send it again.\n"
+    if r.status is EditStatus.SKIPPED:
+        return f"Block {number} ({r.file_path}) was skipped: {r.reason}\nSend it again once the failed block before it is fixed.\n"
+    if index in pending:
+        return f"Block {number} ({where}) will apply as it is (not written yet); do not send it again.\n"
+    return f"Block {number} ({where}) was applied; do not send it again.\n"
 
 
 def _listed(warnings: list[ParseWarning]) -> str:

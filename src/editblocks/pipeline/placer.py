@@ -520,6 +520,8 @@ def _apply_block(
             res.strategy = found.strategy
             res.score = found.score
             res.estimated_line = found.line
+            if found.strategy != "exact":
+                res.matched_text = _whole_lines(state.text, found.start, found.end)
             search, replace = block.anchor + old_lines + block.trailing_anchor, block.anchor + new_lines + block.trailing_anchor
             if found.already_applied and block.move_to is None:
                 verdict = check_already_applied(state.text, search, replace)
@@ -586,6 +588,13 @@ def without_stray_dividers(old: str, new: str, text: str, path: str) -> str:
 
 
 MAX_CANDIDATES_SHOWN = 5
+
+
+def _whole_lines(text: str, start: int, end: int) -> str:
+    """The lines of ``text`` that characters ``start:end`` touch, whole."""
+    first = text.rfind("\n", 0, start) + 1
+    stop = text.find("\n", max(start, end - 1))
+    return text[first : len(text) if stop < 0 else stop + 1]
 
 
 def _numbered_regions(text: str, starts: list[int], count: int) -> list[str]:

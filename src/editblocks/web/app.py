@@ -7,12 +7,15 @@ comes from another origin). When the server has a token, every request carries i
 
 ``GET  /api/state``                          root, options, the live reply, undo availability
 ``POST /api/reviews``                        ``{reply, format?, match?}``: a dry-run review of a reply
-``GET  /api/reviews/{id}``                   the review again (re-checked against the files now)
+``GET  /api/reviews/{id}?page=N``            the review again (re-checked against the files now), page ``N`` of its blocks
 ``POST /api/reviews/{id}/apply``             ``{all: true}`` | ``{file: path}`` | ``{blocks: [i, ...]}``
 ``POST /api/reviews/{id}/blocks/{i}``        ``{text}``: edit block ``i`` by hand (null: back to the reply's)
+``POST /api/reviews/{id}/blocks/{i}/choose`` ``{line, digest?}``: apply ambiguous block ``i`` at the candidate place at ``line``
 ``POST /api/reviews/{id}/cancel``            forget the review; nothing is written
 ``GET  /api/reviews/{id}/file?path=P``       file ``P``'s diff (pending, applied, or its text)
+``GET  /api/reviews/{id}/feedback?block=I``  the message for the model as the files are now (block ``I``'s alone)
 ``POST /api/undo``                           ``{review?}``: undo the last apply (the undo journal)
+``POST /api/done``                           ``{review?}``: the person is done (``apply --review`` exits: 0 when all applied)
 ``POST /api/live``                           ``{chunk?, done?, reset?, format?}``: push a reply as it arrives
 ``GET  /api/live/events``                    Server-Sent Events: the live reply and its review
 """
@@ -25,7 +28,7 @@ import hmac
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from http.cookies import SimpleCookie
 from importlib import resources
 from pathlib import Path
@@ -76,8 +79,14 @@ class AppState:
         allow_delete: bool = True,
         allowed_hosts: list[str] | None = None,
         token: str | None = None,
+        echo: Callable[[str], None] | None = None,
+        exit_on_done: bool = False,
     ) -> None:
         self.root = Workspace(root).root
+        self.echo = echo
+        self.exit_on_done = exit_on_done
+        self.on_done: Callable[[], None] | None = None
+        self.exit_status: int | None = None
         self.token = token or None
         self.format = format
         self.match = match
@@ -90,6 +99,14 @@ class AppState:
         self.closing = False
         self._lock = threading.RLock()
         self._live_cache: tuple[tuple[Any, ...], dict[str, Any] | None] | None = None
+
+    def report(self, message: str) -> None:
+        """Tell the terminal that started the server what the page did (``apply --review``)."""
+        if self.echo is not None:
+            try:
+                self.echo(message)
+            except Exception:  # a closed terminal must not break the page
+                pass
 
     # -- reviews -----------------------------------------------------------------------------
 
@@ -373,6 +390,7 @@ async def get_state(request: Request) -> Response:
             "formats": list(FORMATS),
             "match_levels": list(LEVELS),
             "live": {"active": live.active, "done": live.done, "session": live.session},
+            "exit_on_done": state.exit_on_done,
             "undo": await run_in_threadpool(undo_status, state.root),
         }
     )
@@ -394,7 +412,10 @@ async def create_review(request: Request) -> Response:
 
 async def get_review(request: Request) -> Response:
     review = await run_in_threadpool(_state(request).review, request.path_params["review_id"])
-    return JSONResponse(await run_in_threadpool(review.view))
+    page = request.query_params.get("page")
+    if page is not None and not page.isdigit():
+        raise ReviewError("page must be a page number (0-based)")
+    return JSONResponse(await run_in_threadpool(review.view, int(page) if page is not None else None))
 
 
 async def apply_review(request: Request) -> Response:
@@ -408,7 +429,20 @@ async def apply_review(request: Request) -> Response:
     if file is not None and not isinstance(file, str):
         raise ReviewError("file must be a path")
     result = await run_in_threadpool(lambda: review.apply(all=data.get("all") is True, file=file, blocks=blocks))
+    _report_apply(state, result)
     return JSONResponse(result)
+
+
+def _report_apply(state: AppState, result: dict[str, Any]) -> None:
+    applied = result["applied"]
+    if applied["blocks"]:
+        numbers = ", ".join(str(i + 1) for i in applied["blocks"])
+        state.report(
+            f"Applied block{'s' if len(applied['blocks']) != 1 else ''} {numbers}: wrote {', '.join(applied['files']) or 'no file'}"
+            + (f" (undo: editblocks undo, entry {applied['entry']})" if applied["entry"] is not None else "")
+        )
+    else:
+        state.report(f"Apply wrote nothing: {applied['counts']['failed']} block(s) failed")
 
 
 async def edit_block(request: Request) -> Response:
@@ -425,16 +459,76 @@ async def edit_block(request: Request) -> Response:
     return JSONResponse(await run_in_threadpool(review.view))
 
 
+async def choose_place(request: Request) -> Response:
+    state = _state(request)
+    data = await _json_body(request)
+    review = await run_in_threadpool(state.review, request.path_params["review_id"])
+    line = data.get("line")
+    if not isinstance(line, int) or isinstance(line, bool) or line < 1:
+        raise ReviewError("line must be the first line (1-based) of one of the block's places")
+    digest = data.get("digest")
+    if digest is not None and not isinstance(digest, str):
+        raise ReviewError("digest must be the text the page was given")
+    index_ = request.path_params["index"]
+    result = await run_in_threadpool(review.choose, index_, line, digest)
+    _report_apply(state, result)
+    return JSONResponse(result)
+
+
 async def cancel_review(request: Request) -> Response:
+    state = _state(request)
     await _json_body(request)
-    await run_in_threadpool(_state(request).cancel, request.path_params["review_id"])
+    review_id = request.path_params["review_id"]
+    with state._lock:
+        review = state.reviews.get(review_id)
+    written = review is not None and any(not b.undone for b in review._batches)
+    await run_in_threadpool(state.cancel, review_id)
+    state.report("Closed the review; the edits applied stay (editblocks undo puts them back)" if written else "Cancelled the review: nothing was written")
     return JSONResponse({"cancelled": True})
+
+
+async def done(request: Request) -> Response:
+    """The person is done with the page: ``apply --review`` reports and exits (0: every block applied)."""
+    state = _state(request)
+    data = await _json_body(request)
+    if not state.exit_on_done:
+        raise ReviewError("this server keeps running (editblocks serve); stop it with Ctrl-C", 409)
+    status = 1
+    review_id = data.get("review")
+    summary = "no reply was reviewed"
+    if isinstance(review_id, str):
+        try:
+            review = await run_in_threadpool(state.review, review_id)
+            view = await run_in_threadpool(review.view)
+            counts = view["summary"]["counts"]
+            total = view["summary"]["total"]
+            finished = counts["applied"] + counts["already_applied"]
+            status = 0 if total and finished == total else 1
+            summary = f"{counts['applied']} of {total} block{'s' if total != 1 else ''} applied"
+            if counts["already_applied"]:
+                summary += f", {counts['already_applied']} already applied"
+        except ReviewError:
+            summary = "the review was closed"
+    state.exit_status = status
+    state.report(f"Done on the page: {summary}; exiting with status {status}")
+    if state.on_done is not None:
+        state.on_done()
+    return JSONResponse({"done": True, "exit_status": status})
 
 
 async def file_view(request: Request) -> Response:
     review = await run_in_threadpool(_state(request).review, request.path_params["review_id"])
     path = request.query_params.get("path", "")
     return JSONResponse(await run_in_threadpool(review.file_view, path))
+
+
+async def feedback(request: Request) -> Response:
+    review = await run_in_threadpool(_state(request).review, request.path_params["review_id"])
+    block = request.query_params.get("block")
+    if block is not None and not block.isdigit():
+        raise ReviewError("block must be a block number (0-based)")
+    index_ = int(block) if block is not None else None
+    return JSONResponse({"feedback": await run_in_threadpool(review.feedback, index_)})
 
 
 async def undo(request: Request) -> Response:
@@ -448,6 +542,8 @@ async def undo(request: Request) -> Response:
         reviews = list(state.reviews.values())
     for review in reviews:
         review.undone(done.entry)
+    parts = [f"restored {', '.join(done.restored)}" if done.restored else "", f"deleted {', '.join(done.deleted)}" if done.deleted else ""]
+    state.report(f"Undid apply #{done.entry}: {'; '.join(p for p in parts if p) or 'nothing to put back'}")
     payload: dict[str, Any] = {"undone": done.to_dict()}
     review_id = data.get("review")
     if isinstance(review_id, str):
@@ -534,6 +630,8 @@ def create_app(
     allow_delete: bool = True,
     allowed_hosts: list[str] | None = None,
     token: str | None = None,
+    echo: Callable[[str], None] | None = None,
+    exit_on_done: bool = False,
 ) -> Starlette:
     """The review application for the files under ``root``.
 
@@ -541,6 +639,8 @@ def create_app(
     the page's own origin is ``http://`` one of them. ``allow_delete=False``: blocks that
     delete or move files fail, in the preview and when applied. ``token``: every request must
     carry it (see the module's docstring); None serves anyone who can reach the address.
+    ``echo``: told what the page applies, undoes and cancels. ``exit_on_done``: the page shows
+    Done, and ``POST /api/done`` calls ``state.on_done`` (``apply --review`` then exits).
     """
     state = AppState(
         root,
@@ -551,6 +651,8 @@ def create_app(
         allow_delete=allow_delete,
         allowed_hosts=allowed_hosts,
         token=token,
+        echo=echo,
+        exit_on_done=exit_on_done,
     )
     static = StaticFiles(directory=str(Path(str(resources.files("editblocks.web") / "static"))))
     routes = [
@@ -561,9 +663,12 @@ def create_app(
         Route("/api/reviews/{review_id}", get_review),
         Route("/api/reviews/{review_id}/apply", apply_review, methods=["POST"]),
         Route("/api/reviews/{review_id}/blocks/{index:int}", edit_block, methods=["POST"]),
+        Route("/api/reviews/{review_id}/blocks/{index:int}/choose", choose_place, methods=["POST"]),
         Route("/api/reviews/{review_id}/cancel", cancel_review, methods=["POST"]),
         Route("/api/reviews/{review_id}/file", file_view),
+        Route("/api/reviews/{review_id}/feedback", feedback),
         Route("/api/undo", undo, methods=["POST"]),
+        Route("/api/done", done, methods=["POST"]),
         Route("/api/live", push_live, methods=["POST"]),
         Route("/api/live/events", live_events),
         Mount("/static", app=static, name="static"),

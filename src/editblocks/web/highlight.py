@@ -1,14 +1,16 @@
-"""Diff rows for the review page: syntax highlighting and character-level change marks.
+"""Diff rows for the review page: syntax highlighting and word-level change marks.
 
 Every row carries its text as HTML built here from escaped pieces: Pygments tokens become
 ``<span class="k">`` (Pygments' short class names, styled by :func:`pygments_css`), and the
-characters that changed inside a changed line are wrapped in ``<span class="eb-chg">``.
+words that changed inside a changed line are wrapped in ``<span class="eb-chg">``.
 Nothing of the file or the reply reaches the page unescaped.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import re
 import threading
 from collections import OrderedDict
 from difflib import SequenceMatcher
@@ -56,6 +58,12 @@ def _css_class(ttype: _TokenType) -> str:
 
 def _lexer(path: str) -> Lexer:
     name = path.rsplit("/", 1)[-1]
+    return _lexer_for(name)
+
+
+@functools.lru_cache(maxsize=1024)
+def _lexer_for(name: str) -> Lexer:
+    """One lexer per kind of file name (finding it scans every lexer's patterns)."""
     try:
         return get_lexer_for_filename(name, stripnl=False, ensurenl=False, stripall=False)
     except (ClassNotFound, ValueError):
@@ -145,23 +153,43 @@ def _span(cls: str, text: str, changed: bool) -> str:
     return f'<span class="{classes}">{escape(text, quote=False)}</span>'
 
 
+_WORD_TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
+
+
+def word_tokens(line: str) -> list[str]:
+    """``line`` cut into words, runs of blanks and single other characters (they join back into it)."""
+    return _WORD_TOKEN.findall(line)
+
+
 def char_changes(old: str, new: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]] | None:
-    """Character ranges that differ in ``old`` and in ``new``; None when the lines are too unlike."""
+    """Character ranges that differ in ``old`` and in ``new``, always whole word tokens (a renamed
+    ``subtotal`` is marked whole, not as ``sub|t|otal`` fragments); None when the lines are too unlike."""
     if len(old) > MAX_CHAR_DIFF_CHARS or len(new) > MAX_CHAR_DIFF_CHARS:
         return None
-    matcher = SequenceMatcher(None, old, new, autojunk=False)
-    if matcher.ratio() < CHAR_DIFF_MIN_RATIO:
+    a, b = word_tokens(old), word_tokens(new)
+    if SequenceMatcher(None, old, new, autojunk=False).ratio() < CHAR_DIFF_MIN_RATIO:
         return None
+    a_at = _offsets(a)
+    b_at = _offsets(b)
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
     a_ranges: list[tuple[int, int]] = []
     b_ranges: list[tuple[int, int]] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
         if i2 > i1:
-            a_ranges.append((i1, i2))
+            a_ranges.append((a_at[i1], a_at[i2]))
         if j2 > j1:
-            b_ranges.append((j1, j2))
+            b_ranges.append((b_at[j1], b_at[j2]))
     return _merge(a_ranges), _merge(b_ranges)
+
+
+def _offsets(tokens: list[str]) -> list[int]:
+    """Where each token starts, and the end of the last one."""
+    out = [0]
+    for token in tokens:
+        out.append(out[-1] + len(token))
+    return out
 
 
 def _merge(ranges: list[tuple[int, int]], gap: int = 1) -> list[tuple[int, int]]:
@@ -247,7 +275,67 @@ def _row(kind: str, o: int | None, n: int | None, tokens: TokenLine, marks: list
     }
 
 
-def pygments_css(style: str = "default") -> str:
-    """The token colours, scoped to ``.hl`` (the page's code containers)."""
+LIGHT_BACKGROUNDS = ("#ffffff", "#e6ffec", "#ffebe9", "#fff8c5", "#f6f8fa")
+"""The page's code backgrounds in its light theme (plain, added, removed, matched place, subtle)."""
+DARK_BACKGROUNDS = ("#151b23", "#0f2a1a", "#33161a", "#3a2d08", "#1c232c")
+"""The same in its dark theme."""
+MIN_CONTRAST = 4.6
+"""Token colours are adjusted until they reach this contrast on every code background (WCAG AA is 4.5)."""
+
+
+def pygments_css(style: str = "default", dark_style: str = "github-dark") -> str:
+    """The token colours, scoped to ``.hl`` (the page's code containers): ``style`` and, when the
+    browser prefers a dark colour scheme, ``dark_style``. Backgrounds are left to the page, and
+    each colour is darkened (lightened in the dark theme) until it is readable on every
+    background the page puts code on."""
+    light = _style_rules(style, LIGHT_BACKGROUNDS, dark=False)
+    dark = _style_rules(dark_style, DARK_BACKGROUNDS, dark=True)
+    return light + "@media (prefers-color-scheme: dark) {\n" + dark + "}\n"
+
+
+def _style_rules(style: str, backgrounds: tuple[str, ...], *, dark: bool) -> str:
     defs = HtmlFormatter(style=style).get_style_defs(".hl")
-    return "\n".join(line for line in defs.splitlines() if line.startswith(".hl .")) + "\n"
+    rules = [line for line in defs.splitlines() if line.startswith(".hl .")]
+    # Token backgrounds (error boxes, ...) would hide the diff's own colours.
+    rules = [re.sub(r"background-color: #[0-9a-fA-F]+;?\s*", "", line) for line in rules]
+    rules = [
+        re.sub(r"(?<![-\w])color: (#[0-9a-fA-F]{3,6})\b", lambda m: "color: " + readable(m.group(1), backgrounds, dark=dark), line)
+        for line in rules
+    ]
+    return "\n".join(rules) + "\n"
+
+
+def _rgb(color: str) -> tuple[float, float, float]:
+    h = color.lstrip("#")
+    if len(h) == 3:
+        h = "".join(c * 2 for c in h)
+    return int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16)
+
+
+def _luminance(rgb: tuple[float, float, float]) -> float:
+    def channel(v: float) -> float:
+        v /= 255
+        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+
+    r, g, b = rgb
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG contrast ratio of two ``#rrggbb`` colours."""
+    x, y = sorted((_luminance(_rgb(a)), _luminance(_rgb(b))), reverse=True)
+    return (x + 0.05) / (y + 0.05)
+
+
+def readable(color: str, backgrounds: tuple[str, ...], *, dark: bool) -> str:
+    """``color`` mixed toward black (toward white for a dark theme) until its contrast with every
+    one of ``backgrounds`` is at least :data:`MIN_CONTRAST`."""
+    r, g, b = _rgb(color)
+    target = 255.0 if dark else 0.0
+    for step in range(21):
+        t = step / 20
+        mixed = tuple(round(v + (target - v) * t) for v in (r, g, b))
+        out = "#{:02x}{:02x}{:02x}".format(*mixed)
+        if all(contrast(out, bg) >= MIN_CONTRAST for bg in backgrounds):
+            return out
+    return "#ffffff" if dark else "#000000"

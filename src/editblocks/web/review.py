@@ -7,6 +7,8 @@ and :func:`~.recording.apply_recorded` writes. Nothing is written until :meth:`R
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import secrets
 import threading
 from dataclasses import dataclass, field
@@ -15,6 +17,7 @@ from typing import Any
 
 from editblocks.files.workspace import BinaryFileError, FileMissingError, Workspace
 from editblocks.models import ApplyResult, EditBlock, EditResult, EditStatus, ParseWarning
+from editblocks.pipeline.feedback import feedback_message
 from editblocks.pipeline.placer import apply_edits
 from editblocks.reading.reader import parse_response, split_reply
 from editblocks.web.highlight import diff_rows, text_rows
@@ -22,6 +25,16 @@ from editblocks.web.recording import apply_recorded, undo_status, undone_entries
 
 WILL_APPLY, APPLIED, FAILED, SKIPPED, ALREADY_APPLIED = "will_apply", "applied", "failed", "skipped", "already_applied"
 STATUSES = (WILL_APPLY, APPLIED, FAILED, SKIPPED, ALREADY_APPLIED)
+MAX_PLACES = 6
+"""An ambiguous block shows at most this many of its candidate places."""
+PLACE_CONTEXT = 3
+"""Lines shown around each candidate place."""
+MAX_EXTRA_CONTEXT = 8
+"""A chosen place a line hint cannot single out is made unique with up to this many file lines around it."""
+PAGE_SIZE = 100
+"""Blocks shown in full (with their diffs) on one page of the review; the others only by status."""
+MAX_LISTED_FAILURES = 20
+"""Failures listed in the summary (with the similar lines); the rest are counted."""
 MAX_PREFIX_BLOCKS = 40
 """Files with more blocks than this show each block's own text instead of its exact file diff."""
 
@@ -75,18 +88,29 @@ def editable_text(block: EditBlock, reply_lines: list[str]) -> str:
 @dataclass
 class _Slot:
     block: EditBlock
-    text: str
-    """The block's text as the reply has it (what Edit manually starts from)."""
+    reply_lines: list[str]
+    """The reply's lines (shared by every slot), from which :attr:`text` is made when first needed."""
     edited: EditBlock | None = None
     edited_text: str | None = None
+    placed: EditBlock | None = None
+    """The block narrowed to the place a person chose among its candidates."""
     edit_error: str | None = None
     applied: EditResult | None = None
     applied_rows: list[dict[str, Any]] | None = None
     batch: int | None = None
 
+    _text: str | None = None
+
     @property
     def current(self) -> EditBlock:
-        return self.edited or self.block
+        return self.placed or self.edited or self.block
+
+    @property
+    def text(self) -> str:
+        """The block's text as the reply has it (what Edit manually starts from)."""
+        if self._text is None:
+            self._text = editable_text(self.block, self.reply_lines)
+        return self._text
 
 
 @dataclass
@@ -125,6 +149,7 @@ class Review:
         self.git_add = git_add
         self.allow_delete = allow_delete
         self.revision = 0
+        self.page = 0
         self.done = True
         self._lock = threading.RLock()
         self._batches: list[_Batch] = []
@@ -158,7 +183,7 @@ class Review:
                 if old is not None and old.block.same_edit(block) and old.block.line_number == block.line_number:
                     slots.append(old)
                 else:
-                    slots.append(_Slot(block, editable_text(block, lines)))
+                    slots.append(_Slot(block, lines))
             self.reply = reply
             self.slots = slots
             self.warnings = list(warnings)
@@ -173,6 +198,7 @@ class Review:
             slot = self._slot(index)
             if slot.applied is not None:
                 raise ReviewError(f"block {index + 1} is already applied; undo first to edit it", 409)
+            slot.placed = None
             if text is None or text == slot.text:
                 slot.edited, slot.edited_text, slot.edit_error = None, None, None
             else:
@@ -211,8 +237,11 @@ class Review:
             allow_delete=self.allow_delete,
         )
 
-    def _block_rows(self, blocks: list[EditBlock], dry: ApplyResult) -> list[list[dict[str, Any]] | None]:
-        """Each applying block's own change, as it would land in its file (None: not known)."""
+    def _block_rows(
+        self, blocks: list[EditBlock], dry: ApplyResult, wanted: set[int] | None = None
+    ) -> list[list[dict[str, Any]] | None]:
+        """Each applying block's own change, as it would land in its file (None: not known);
+        with ``wanted``, only those blocks' (positions in ``blocks``)."""
         out: list[list[dict[str, Any]] | None] = [None] * len(blocks)
         groups: dict[str, list[int]] = {}
         for k, r in enumerate(dry.results):
@@ -220,6 +249,8 @@ class Review:
         for path, ks in groups.items():
             applying = [k for k in ks if dry.results[k].status is EditStatus.APPLIED]
             if not applying or path not in dry.after:
+                continue
+            if wanted is not None and not wanted.intersection(ks):
                 continue
             if len(applying) == 1:
                 out[applying[0]] = diff_rows(dry.before[path], dry.after[path], path)
@@ -240,45 +271,84 @@ class Review:
 
     # -- the page's view ------------------------------------------------------------------
 
-    def view(self) -> dict[str, Any]:
-        """Everything the page shows for this reply, as JSON-ready data."""
+    def _evaluate(self) -> tuple[list[tuple[EditResult, str]], list[int], list[EditBlock], ApplyResult]:
+        """Each block's result and status now (a dry run of the pending blocks against the files),
+        the pending block indices, their blocks and the dry run."""
+        self._notice_undos()
+        pending = self._pending()
+        blocks = [self.slots[i].current for i in pending]
+        dry = self._dry_run(blocks)
+        by_index = {i: dry.results[k] for k, i in enumerate(pending)}
+        out: list[tuple[EditResult, str]] = []
+        for i, slot in enumerate(self.slots):
+            if slot.applied is not None:
+                out.append((slot.applied, APPLIED))
+            elif slot.edit_error is not None:
+                out.append((EditResult(slot.block.file_path, EditStatus.FAILED, slot.block, reason=slot.edit_error), FAILED))
+            else:
+                res = by_index[i]
+                out.append((res, _status(res)))
+        return out, pending, blocks, dry
+
+    def _feedback(self, evaluated: list[tuple[EditResult, str]], only: int | None = None) -> str:
+        combined = [res for res, _ in evaluated]
+        waiting = [i for i, (_, status) in enumerate(evaluated) if status == WILL_APPLY]
+        result = ApplyResult(results=combined, warnings=list(self.warnings), format=self.format)
+        return feedback_message(result, pending=waiting, only=only)
+
+    def feedback(self, index: int | None = None) -> str:
+        """The message for the model as the files are now: for the whole reply, or block ``index``."""
         with self._lock:
-            self._notice_undos()
-            pending = self._pending()
-            blocks = [self.slots[i].current for i in pending]
-            dry = self._dry_run(blocks)
-            rows = self._block_rows(blocks, dry)
-            by_index = {i: (dry.results[k], rows[k]) for k, i in enumerate(pending)}
+            if index is not None:
+                self._slot(index)
+            evaluated, _, _, _ = self._evaluate()
+            return self._feedback(evaluated, index)
+
+    def view(self, page: int | None = None) -> dict[str, Any]:
+        """What the page shows for this reply, as JSON-ready data: every block's status, and the
+        blocks of one page (:data:`PAGE_SIZE` of them, in file order) in full with their diffs.
+
+        ``page``: the page to show (0-based); None: the one shown last."""
+        with self._lock:
+            evaluated, pending, blocks, dry = self._evaluate()
+            statuses = [status for _, status in evaluated]
+            files = self._files(evaluated, dry)
+            order = [i for f in files for i in f["blocks"]]
+            pages = max(1, -(-len(order) // PAGE_SIZE))
+            if page is not None:
+                self.page = page
+            number = min(max(self.page, 0), pages - 1)
+            shown = sorted(order[number * PAGE_SIZE : (number + 1) * PAGE_SIZE])
+            k_of = {i: k for k, i in enumerate(pending)}
+            rows = self._block_rows(blocks, dry, {k_of[i] for i in shown if i in k_of})
             views: list[dict[str, Any]] = []
-            combined: list[EditResult] = []
-            for i, slot in enumerate(self.slots):
-                if slot.applied is not None:
-                    views.append(self._block_view(i, slot, slot.applied, APPLIED, slot.applied_rows))
-                    combined.append(slot.applied)
-                elif slot.edit_error is not None:
-                    res = EditResult(slot.block.file_path, EditStatus.FAILED, slot.block, reason=slot.edit_error)
-                    views.append(self._block_view(i, slot, res, FAILED, None))
-                    combined.append(res)
+            for i in shown:
+                slot = self.slots[i]
+                res, status = evaluated[i]
+                if status == APPLIED:
+                    views.append(self._block_view(i, slot, res, APPLIED, slot.applied_rows))
                 else:
-                    res, block_rows = by_index[i]
-                    views.append(self._block_view(i, slot, res, _status(res), block_rows))
-                    combined.append(res)
+                    views.append(self._block_view(i, slot, res, status, rows[k_of[i]] if i in k_of else None))
             counts = dict.fromkeys(STATUSES, 0)
-            for v in views:
-                counts[v["status"]] += 1
-            files = self._files(views, dry)
-            failures = [
-                {
-                    "index": v["index"],
-                    "file_path": v["file_path"],
-                    "reason": v["reason"],
-                    "similar_line": v["closest_region"][0] if v["closest_region"] else None,
-                    "closest": v["closest"],
-                }
-                for v in views
-                if v["status"] == FAILED
-            ]
-            feedback = ApplyResult(results=combined, warnings=list(self.warnings), format=self.format).feedback_message()
+            for status in statuses:
+                counts[status] += 1
+            failed = [i for i, status in enumerate(statuses) if status == FAILED]
+            failures = []
+            for i in failed[:MAX_LISTED_FAILURES]:
+                res = evaluated[i][0]
+                closest = []
+                if res.closest_text and res.closest_region:
+                    closest = text_rows(res.closest_text, res.file_path, res.closest_region[0])
+                failures.append(
+                    {
+                        "index": i,
+                        "file_path": res.file_path,
+                        "reason": res.reason,
+                        "similar_line": res.closest_region[0] if res.closest_region else None,
+                        "closest": closest,
+                    }
+                )
+            feedback = self._feedback(evaluated)
             applied_files = list(dict.fromkeys(f for b in self._batches if not b.undone for f in b.files))
             return {
                 "id": self.id,
@@ -288,13 +358,16 @@ class Review:
                 "match": self.match,
                 "done": self.done,
                 "blocks": views,
+                "statuses": statuses,
+                "page": {"number": number, "count": pages, "size": PAGE_SIZE},
                 "files": files,
                 "summary": {
-                    "total": len(views),
+                    "total": len(statuses),
                     "counts": counts,
                     "files_pending": list(dry.files_modified),
                     "files_applied": applied_files,
                     "failures": failures,
+                    "more_failures": max(0, len(failed) - MAX_LISTED_FAILURES),
                 },
                 "warnings": [{"line": w.line, "message": w.message} for w in self.warnings],
                 "shell_suggestions": list(self.shell_suggestions),
@@ -318,6 +391,15 @@ class Review:
         closest: list[dict[str, Any]] = []
         if res.closest_text and res.closest_region:
             closest = text_rows(res.closest_text, res.file_path, res.closest_region[0])
+        matched: dict[str, Any] | None = None
+        if res.matched_text is not None and status in (WILL_APPLY, APPLIED) and res.estimated_line:
+            matched = {
+                "search": diff_rows(block.search_text, block.search_text, block.file_path, numbers=False),
+                "file": text_rows(res.matched_text, res.file_path, res.estimated_line),
+            }
+        places: list[dict[str, Any]] = []
+        if status == FAILED and _ambiguous(res):
+            places = self._places(res)
         reason = res.reason
         if status == ALREADY_APPLIED:
             reason = "the file already contains this change"
@@ -337,6 +419,10 @@ class Review:
             "closest_region": list(res.closest_region) if res.closest_region else None,
             "closest": closest,
             "candidates": list(res.candidates),
+            "places": places,
+            "matched": matched,
+            "place_length": _line_count(block.search_text),
+            "new_length": _line_count(block.replace_text),
             "notes": list(res.notes),
             "is_create": block.is_create,
             "text": slot.edited_text if slot.edited_text is not None else slot.text,
@@ -348,15 +434,94 @@ class Review:
             "apply": slot.batch,
         }
 
-    def _files(self, views: list[dict[str, Any]], dry: ApplyResult) -> list[dict[str, Any]]:
-        files: dict[str, dict[str, Any]] = {}
-        for v in views:
-            f = files.setdefault(
-                v["file_path"],
-                {"path": v["file_path"], "blocks": [], "counts": dict.fromkeys(STATUSES, 0)},
+    def _places(self, res: EditResult) -> list[dict[str, Any]]:
+        """An ambiguous block's candidate places, each with the file's lines around it."""
+        try:
+            text = Workspace(self.root).read(res.file_path).text
+        except Exception:  # the file cannot be read now: no places to show
+            return []
+        lines = text.splitlines(keepends=True)
+        digest = _digest(text)
+        length = max(1, _line_count(res.block.search_text))
+        places = []
+        for line in res.candidates[:MAX_PLACES]:
+            first = max(1, line - PLACE_CONTEXT)
+            last = min(len(lines), line + length - 1 + PLACE_CONTEXT)
+            rows = text_rows("".join(lines[first - 1 : last]), res.file_path, first)
+            for row in rows:
+                row["m"] = line <= row["n"] < line + length
+            places.append({"line": line, "end": line + length - 1, "rows": rows, "digest": digest})
+        return places
+
+    def choose(self, index: int, line: int, digest: str | None = None) -> dict[str, Any]:
+        """Apply ambiguous block ``index`` at the candidate place starting at ``line``.
+
+        The place must be one of the block's candidates in the file as it is now, and the file
+        must be the one the page showed (``digest``, when given). The block is narrowed to that
+        place (a line hint; else the file's lines around it as context) and applied like any other.
+        """
+        with self._lock:
+            slot = self._slot(index)
+            if slot.applied is not None:
+                raise ReviewError(f"block {index + 1} is already applied", 409)
+            evaluated, _, _, _ = self._evaluate()
+            res, status = evaluated[index]
+            if status != FAILED or not _ambiguous(res):
+                raise ReviewError(f"block {index + 1} has no places to choose from (it is {status.replace('_', ' ')})", 409)
+            if line not in res.candidates:
+                listed = ", ".join(str(c) for c in res.candidates)
+                raise ReviewError(f"line {line} is not one of the places block {index + 1} matches (lines {listed})", 409)
+            try:
+                text = Workspace(self.root).read(res.file_path).text
+            except Exception as exc:
+                raise ReviewError(f"{res.file_path} cannot be read: {exc}", 409) from None
+            if digest is not None and digest != _digest(text):
+                raise ReviewError(f"{res.file_path} changed since the page showed it; look at the places again", 409)
+            narrowed = self._narrow(slot.current, text, line)
+            if narrowed is None:
+                raise ReviewError(f"block {index + 1} cannot be placed at line {line} alone", 409)
+            slot.placed = narrowed
+            self.revision += 1
+            try:
+                return self.apply(blocks=[index])
+            finally:
+                if slot.applied is None:
+                    slot.placed = None
+
+    def _narrow(self, block: EditBlock, text: str, line: int) -> EditBlock | None:
+        """``block`` made to match only at ``line`` (checked by a dry run), or None."""
+        tries = [dataclasses.replace(block, hint_line=line)]
+        lines = text.splitlines(keepends=True)
+        length = max(1, _line_count(block.search_text))
+        for k in range(1, MAX_EXTRA_CONTEXT + 1):
+            before = "".join(lines[max(0, line - 1 - k) : line - 1])
+            after = "".join(lines[line - 1 + length : line - 1 + length + k])
+            if not block.search_text.endswith("\n"):
+                break
+            tries.append(
+                dataclasses.replace(
+                    block, anchor=before + block.anchor, trailing_anchor=block.trailing_anchor + after, hint_line=None
+                )
             )
-            f["blocks"].append(v["index"])
-            f["counts"][v["status"]] += 1
+        for candidate in tries:
+            dry = self._dry_run([candidate])
+            if not dry.results or dry.results[0].status is not EditStatus.APPLIED:
+                continue
+            start = dry.results[0].estimated_line
+            lead = _line_count(candidate.anchor) - _line_count(block.anchor)
+            if start is not None and start + lead == line:
+                return candidate
+        return None
+
+    def _files(self, evaluated: list[tuple[EditResult, str]], dry: ApplyResult) -> list[dict[str, Any]]:
+        files: dict[str, dict[str, Any]] = {}
+        for i, (res, status) in enumerate(evaluated):
+            f = files.setdefault(
+                res.file_path,
+                {"path": res.file_path, "blocks": [], "counts": dict.fromkeys(STATUSES, 0)},
+            )
+            f["blocks"].append(i)
+            f["counts"][status] += 1
         for f in files.values():
             f["will_change"] = f["path"] in dry.files_modified
         return list(files.values())
@@ -493,6 +658,19 @@ class Review:
         except BinaryFileError:
             raise ReviewError(f"{rel} is a binary file", 415) from None
         return {"path": rel, "kind": "current", "rows": text_rows(text, rel), "marks": marks}
+
+
+def _ambiguous(res: EditResult) -> bool:
+    """The block failed because its text matches at several places (its candidates)."""
+    return len(res.candidates) > 1 and "ambiguous" in (res.reason or "")
+
+
+def _line_count(text: str) -> int:
+    return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def _status(res: EditResult) -> str:

@@ -89,6 +89,8 @@ class ReviewServer:
         git_add: bool = False,
         allow_delete: bool = True,
         token: str | bool = True,
+        echo: Callable[[str], None] | None = None,
+        exit_on_done: bool = False,
     ) -> None:
         self.token: str | None = new_token() if token is True else (token or None)
         if port is None:
@@ -111,8 +113,11 @@ class ReviewServer:
             allow_delete=allow_delete,
             allowed_hosts=_host_names(host, self.port),
             token=self.token,
+            echo=echo,
+            exit_on_done=exit_on_done,
         )
         self.state: AppState = self.app.state.editblocks
+        self.state.on_done = self._done
         config = uvicorn.Config(
             self.app,
             log_level="warning",
@@ -138,6 +143,11 @@ class ReviewServer:
     def url(self) -> str:
         """The link to open: the page's address with the token, when the server has one."""
         return self.base_url if self.token is None else f"{self.base_url}?token={self.token}"
+
+    def _done(self) -> None:
+        """The page said Done: stop serving once the answer is sent."""
+        self.state.closing = True
+        self.server.should_exit = True
 
     def serve_forever(self) -> None:
         """Serve until Ctrl-C (in the calling thread)."""
@@ -218,11 +228,16 @@ def run_review(
     browser: bool | None = None,
     token: str | bool = True,
     echo: Callable[[str], None] = print,
-) -> None:
+    exit_on_done: bool = False,
+) -> int | None:
     """Serve the review page until Ctrl-C, showing ``reply_text``, or a reply read from
     ``reply_stream`` as it arrives. ``browser``: True opens one, None opens one when a desktop
     is there, False never does. ``allow_delete=False``: blocks that delete or move files fail,
-    in the preview and when applied. ``token``: as for :class:`ReviewServer`."""
+    in the preview and when applied. ``token``: as for :class:`ReviewServer`.
+
+    What the page applies, undoes and cancels is told to ``echo``. ``exit_on_done``: the page
+    has a Done button that stops the server; the answer is then 0 when every block of the
+    reply was applied, else 1 (None: stopped by Ctrl-C)."""
     server = ReviewServer(
         root,
         host=host,
@@ -233,6 +248,8 @@ def run_review(
         git_add=git_add,
         allow_delete=allow_delete,
         token=token,
+        echo=echo,
+        exit_on_done=exit_on_done,
     )
     if reply_stream is not None:
         server.feed_from(reply_stream)
@@ -245,7 +262,7 @@ def run_review(
         echo("Warning: the page has no token (--no-token): any program or user on this machine can write files under the root through it.")
     if host not in ("127.0.0.1", "localhost", "::1"):
         echo(f"Warning: listening on {host}, not only on this machine; anyone who can reach it can write files under the root.")
-    echo("Press Ctrl-C to stop.")
+    echo("Press Done on the page when finished, or Ctrl-C to stop." if exit_on_done else "Press Ctrl-C to stop.")
     if browser or (browser is None and can_open_browser()):
         try:
             webbrowser.open(server.url, new=2)
@@ -255,3 +272,4 @@ def run_review(
         server.serve_forever()
     except KeyboardInterrupt:
         pass
+    return server.state.exit_status
