@@ -7,6 +7,7 @@ from .cline import ClineFormat
 from .edit_v2 import EditV2Format
 from .edit_v3 import EditV3Format
 from .file_sections import FileSectionsFormat
+from .lazy import LazyFormat
 from .patch import PatchFormat
 from .search_replace import DiffFencedFormat, EditorDiffFencedFormat, EditorDiffFormat, SearchReplaceFormat
 from .udiff import UdiffFormat
@@ -26,6 +27,7 @@ FORMATS: dict[str, EditFormat] = {
         UdiffFormat(),
         ClineFormat(),
         WholeFormat(),
+        LazyFormat(),
     )
 }
 
@@ -48,7 +50,7 @@ def get_format(name: str) -> EditFormat:
 
 def family_formats() -> list[EditFormat]:
     """One format per parser family: what a mixed reply is parsed with (formats read only when
-    asked for, like ``whole``, left out)."""
+    asked for, like ``whole`` and ``lazy``, left out)."""
     seen: dict[str, EditFormat] = {}
     for fmt in FORMATS.values():
         if fmt.auto:
