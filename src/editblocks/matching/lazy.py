@@ -225,9 +225,19 @@ def _key(line: str) -> str:
     return " ".join(line.split())
 
 
+_WORDS = re.compile(r"\w+")
+
+
 def _similar(a: str, b: str) -> bool:
+    """True when one line could be a changed copy of the other: similar characters, or the words
+    of one all in the other (a comment or an argument added)."""
     a, b = a.strip(), b.strip()
-    return bool(a) and bool(b) and SequenceMatcher(None, a, b, autojunk=False).ratio() >= SIMILAR
+    if not a or not b:
+        return False
+    wa, wb = set(_WORDS.findall(a)), set(_WORDS.findall(b))
+    if wa and wb and (wa <= wb or wb <= wa):
+        return True
+    return SequenceMatcher(None, a, b, autojunk=False).ratio() >= SIMILAR
 
 
 def _quote(lines: list[str], first: int) -> str:
@@ -571,13 +581,33 @@ def merge_sketch(file_text: str, sketch: str, path: str = "") -> SketchMerge | S
     if sk and sk[-1] == "":
         sk.pop()
     marks = elision_lines(sk, lines, path)
+    loose = elision_lines(sk, [], path)
+    first = _read(lines, sk, marks, path)
+    if loose == marks:
+        return first
+    # A line that reads as an elision comment and that the file also has: read it both ways.
+    other = _read(lines, sk, loose, path)
+    if isinstance(first, SketchRefusal):
+        return other if isinstance(other, SketchMerge) else first
+    if isinstance(other, SketchMerge) and other.text != first.text:
+        i = next(i for i, (a, b) in enumerate(zip(marks, loose)) if a != b)
+        return SketchRefusal(
+            f"the sketch's line {i + 1}, {sk[i].strip()[:60]!r}, reads as an elision comment, and the file has that very "
+            "line: whether it stands for left-out lines or is the file's own line is not certain. Use another elision "
+            "comment, such as '... existing code ...' in the file's comment syntax",
+            i + 1,
+        )
+    return first
+
+
+def _read(lines: list[str], sk: list[str], marks: list[bool], path: str) -> SketchMerge | SketchRefusal:
     try:
         if any(marks):
             if not any(x.strip() for x in lines):
                 raise _Refused(
                     "the sketch has elision comments, but the file is empty or missing: there is nothing they could "
                     "stand for. Write the complete file",
-                    sk.index(next(x for x, m in zip(sk, marks) if m)) + 1,
+                    marks.index(True) + 1,
                 )
             return _merge_elided(lines, sk, marks)
         return _without_elision(lines, sk, path)
@@ -686,12 +716,18 @@ def _replace_definitions(lines: list[str], sk: list[str], file_defs: list[_Def],
     spans: list[Span] = []
     pos = 0
     for d, w in targets:
-        body = _reindent(sk[w.first : w.last + 1], lines[d.first : d.last + 1])
+        # Comments after the definition's last statement belong to it in the tree, not in the
+        # model's copy: kept unless the sketch ends with them.
+        end = d.last
+        sketch_last = next((_key(x) for x in reversed(sk[w.first : w.last + 1]) if x.strip()), "")
+        while end > d.first and (not lines[end].strip() or _is_comment(lines[end], path)) and _key(lines[end]) != sketch_last:
+            end -= 1
+        body = _reindent(sk[w.first : w.last + 1], lines[d.first : end + 1])
         out.extend(lines[pos : d.first])
         out.extend(body)
-        if body != lines[d.first : d.last + 1]:
-            spans.append(Span(d.first, d.last + 1, tuple(body), tuple(sk[w.first : w.last + 1])))
-        pos = d.last + 1
+        if body != lines[d.first : end + 1]:
+            spans.append(Span(d.first, end + 1, tuple(body), tuple(sk[w.first : w.last + 1])))
+        pos = end + 1
     out.extend(lines[pos:])
     first = spans[0].start + 1 if spans else 1
     names = ", ".join(f"`{w.name}`" for _, w in targets)
