@@ -141,7 +141,7 @@ def same_meaning(got: EditBlock, want: EditBlock, to: str | None = None) -> bool
         return got.delete and want.delete and (not got.old_lines or got.old_lines == want.old_lines)
     if to == "whole" and want.is_create and not want.search_text.strip():
         return got.whole_file and got.replace_text == want.replace_text
-    if got.whole_file != want.whole_file or got.move_to != want.move_to:
+    if got.whole_file != want.whole_file or got.sketch != want.sketch or got.move_to != want.move_to:
         return False
     if got.is_create != want.is_create:
         return False
@@ -163,6 +163,10 @@ def _inexpressible(block: EditBlock, to: str) -> str | None:
         return f"it deletes the file, which {to} cannot express (patch and udiff can)"
     if block.move_to is not None and to not in _CAN_MOVE:
         return f"it moves the file, which {to} cannot express (patch and udiff can)"
+    if block.sketch and to != "lazy":
+        return f"it is a lazy sketch, merged against the file only when applied; {to} cannot express it (apply it instead)"
+    if to == "lazy" and not block.sketch:
+        return "lazy sketches are written by a model against the file; other blocks are not converted to them"
     if block.whole_file and to != "whole":
         return f"it replaces the whole file; converting it to {to} needs the project (--root) to know what it replaces"
     if to == "whole" and not block.whole_file and not (block.is_create and not block.search_text.strip()):
@@ -232,6 +236,8 @@ class _Resolver:
             return replace(block, file_path=path, old_lines=block.old_lines), None
         if block.whole_file:
             self.texts[path] = block.replace_text
+            return replace(block, file_path=path), None
+        if block.sketch:
             return replace(block, file_path=path), None
         if block.is_create:
             if text is not None and text.strip():

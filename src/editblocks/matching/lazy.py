@@ -297,30 +297,33 @@ class _File:
         return [p for p in self.where.get(key, ()) if lo <= p < hi]
 
 
-def _narrow(f: _File, run: _Run, start: int, cands: list[int], step: int, lo: int, hi: int) -> list[int]:
+def _narrow(f: _File, run: _Run, start: int, cands: list[int], lo: int, hi: int) -> list[int]:
     """Candidates for run line ``start`` (file positions), narrowed by the run's following lines
-    (``step`` 1) or preceding lines (``step`` -1) while more than one is left.
-
-    Only a line the file has elsewhere narrows (a new line could be anywhere), and a place left
-    out because its line there is similar to the run's (a changed copy of it) keeps the run
-    ambiguous."""
+    while more than one is left. Only a line the file has narrows (a new line could be anywhere),
+    and a place left out where the file's line is similar to the run's (a changed copy of it)
+    keeps the run ambiguous."""
     k = 1
     while len(cands) > 1:
-        j = start + step * k
-        if not 0 <= j < len(run.keys):
+        j = start + k
+        if j >= len(run.keys):
             break
         want = run.keys[j]
-        if not want or want not in f.where:
+        if want and want not in f.where:
             break
-        kept = [c for c in cands if lo <= c + step * k < hi and f.keys[c + step * k] == want]
+        kept = [c for c in cands if lo <= c + k < hi and f.keys[c + k] == want]
         if not kept:
             break
         for c in cands:
-            if c not in kept and lo <= c + step * k < hi and _similar(f.lines[c + step * k], run.lines[j]):
+            if c not in kept and lo <= c + k < hi and _close(f.lines[c + k], run.lines[j]):
                 return cands  # that place may hold the run with this line changed
         cands = kept
         k += 1
     return cands
+
+
+def _close(a: str, b: str) -> bool:
+    a, b = a.strip(), b.strip()
+    return bool(a) and bool(b) and SequenceMatcher(None, a, b, autojunk=False).ratio() >= SIMILAR
 
 
 def _find_head(f: _File, run: _Run, lo: int) -> tuple[int, int, list[int]]:
@@ -333,7 +336,7 @@ def _find_head(f: _File, run: _Run, lo: int) -> tuple[int, int, list[int]]:
         found = f.at(key, lo, n)
         if not found:
             continue
-        cands = _narrow(f, run, j, found, 1, lo, n)
+        cands = _narrow(f, run, j, found, lo, n)
         if len(cands) > 1:
             raise _Refused(
                 f"{_quote(run.lines, run.first)} could go in several places of the file: its line {run.first + j} "
@@ -375,23 +378,28 @@ def _find_tail(f: _File, run: _Run, hi: int) -> tuple[int, int, list[int]]:
         contiguous += 1
     if run.h + contiguous > last:
         return last, run.head + last - run.h, [run.head + last - run.h]
-    for j in range(len(run.keys) - 1, run.h, -1):
+    anchored = run.after_elision  # the run's first anchored line is at its head
+    for j in range(len(run.keys) - 1, run.h - 1, -1):
         key = run.keys[j]
         if not key:
             continue
-        found = [p for p in f.at(key, lo + 1, hi)]
+        if j == run.h and anchored:
+            return j, run.head, [run.head]
+        found = f.at(key, lo + 1 if anchored else lo, hi)
         if not found:
             continue
-        cands = _narrow(f, run, j, found, -1, lo, hi)
-        if len(cands) > 1:
+        # The place where the part fits with the fewest changed lines, when no other fits as well.
+        costs = sorted((_edits(f, lo, c + 1, run, run.h, j), c) for c in found[:MAX_ALTERNATIVES])
+        if len(costs) > 1 and costs[1][0] == costs[0][0]:
+            tied = sorted(c for cost, c in costs if cost == costs[0][0])
             raise _Refused(
                 f"{_quote(run.lines, run.first)} could end in several places of the file: its line {run.first + j} "
-                f"({run.lines[j].strip()[:60]!r}) is at {_places(cands)}, after the part's first line (line {run.head + 1}). "
+                f"({run.lines[j].strip()[:60]!r}) is at {_places(tied)}, after the part's first line (line {run.head + 1}). "
                 "End the part with unchanged lines that occur once (or add the lines up to the next elision comment)",
                 run.first + j,
-                cands,
+                tied,
             )
-        return j, cands[0], found
+        return j, costs[0][1], found
     return run.h, run.head, [run.head]
 
 
@@ -400,11 +408,12 @@ MAX_ALTERNATIVES = 400
 
 
 def _edits(f: _File, start: int, end: int, run: _Run, h: int, t: int) -> int:
-    """Lines to delete and insert to turn file lines ``start:end`` into run lines ``h:t+1`` (blank lines aside)."""
+    """Lines changed, added or removed to turn file lines ``start:end`` into run lines ``h:t+1``
+    (blank lines aside; a line changed in place counts once)."""
     a = [k for k in f.keys[start:end] if k]
     b = [k for k in run.keys[h : t + 1] if k]
-    same = sum(m.size for m in SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks())
-    return len(a) + len(b) - 2 * same
+    ops = SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
 
 
 def _confirm(f: _File, run: _Run, heads: list[int], tails: list[int], tail: int) -> None:
@@ -585,11 +594,12 @@ def merge_sketch(file_text: str, sketch: str, path: str = "") -> SketchMerge | S
     first = _read(lines, sk, marks, path)
     if loose == marks:
         return first
-    # A line that reads as an elision comment and that the file also has: read it both ways.
+    # A line that reads as an elision comment and that the file also has: read both ways, the
+    # readings must agree.
     other = _read(lines, sk, loose, path)
-    if isinstance(first, SketchRefusal):
-        return other if isinstance(other, SketchMerge) else first
-    if isinstance(other, SketchMerge) and other.text != first.text:
+    if isinstance(first, SketchRefusal) and isinstance(other, SketchRefusal):
+        return first
+    if isinstance(first, SketchRefusal) or isinstance(other, SketchRefusal) or other.text != first.text:
         i = next(i for i, (a, b) in enumerate(zip(marks, loose)) if a != b)
         return SketchRefusal(
             f"the sketch's line {i + 1}, {sk[i].strip()[:60]!r}, reads as an elision comment, and the file has that very "
