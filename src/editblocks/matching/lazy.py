@@ -6,9 +6,11 @@ lines come in *runs*, separated by elision lines. The merge is certain or refuse
 
 * every run is anchored to exactly one place of the file, in the sketch's order: its first line
   found in the file (exactly, or equal but for white space), extended with the lines after it
-  until only one place is left, and likewise its last line, looked for between its first line
-  and the next run's. A run that starts the sketch (no elision before it) starts at the file's
-  start; one that ends it ends at the file's end;
+  until only one place is left; then its last line found between there and the next run's
+  first line, at the place where the run fits the file with the fewest changed lines (refused
+  on a tie). A run that starts the sketch (no elision before it) starts at the file's start
+  (refused when its first line is further down: the file's first lines would be lost); one that
+  ends it ends at the file's end (refused when that drops more lines than the run has);
 * each elision stands for the file's lines between its neighbours' anchors, kept as they are;
 * within a run's anchored span, the run is compared line by line with the file (:mod:`difflib`):
   lines the run repeats keep the file's text, the run's other lines are its changes. New lines
@@ -23,7 +25,8 @@ definitions of those names and kinds), or the complete file.
 Elision lines are recognised in the comment syntax of the file's language
 (:func:`comment_styles`). In Python a bare ``...`` line is never an elision: it is a statement
 (a stub's body), and the file's own ``...`` lines would make its meaning uncertain; Python sketches
-write ``# ...``. A line the file itself has is never an elision either.
+write ``# ...``. A line that reads as an elision and that the file itself has is read both ways,
+and the sketch is refused unless both readings give the same file.
 
 This module knows text only; the ``lazy`` format (:mod:`editblocks.formats.lazy`) reads sketches
 from replies, and :mod:`editblocks.apply` checks every merge with the outcome verifier.
