@@ -326,6 +326,9 @@ def _whole_files(blocks: list[EditBlock], root: str | os.PathLike[str], done: Co
         if block.delete or block.move_to is not None:
             done.problems.append(f"block at reply line {block.line_number} for {block.file_path}: whole cannot delete or move a file")
             continue
+        if block.sketch:
+            done.problems.append(f"block at reply line {block.line_number} for {block.file_path}: {_inexpressible(block, 'whole')}")
+            continue
         _, why = resolver._one(block)
         if why is not None:
             done.problems.append(f"block at reply line {block.line_number} for {block.file_path}: {why}")
