@@ -238,7 +238,7 @@ def test_fences_around_edit_blocks_are_optional(render: Callable[[], str]) -> No
 def test_every_issue_format_is_registered() -> None:
     assert set(editblocks.FORMATS) == {
         "diff", "diff-fenced", "editor-diff", "editor-diff-fenced", "edit-v2", "edit-v3", "file-sections",
-        "patch", "udiff", "cline", "whole",
+        "patch", "udiff", "cline", "whole", "lazy",
     }
     for fmt in editblocks.FORMATS.values():
         assert fmt.description and "\n" not in fmt.description

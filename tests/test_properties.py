@@ -54,9 +54,9 @@ def text_of(lines: list[str]) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-# ``whole`` replaces a file with the block's content: it cannot express an edit of part of a file,
-# and it is read only when asked for.
-EDITING_FORMATS = sorted(name for name in editblocks.FORMATS if name != "whole")
+# ``whole`` replaces a file with the block's content, and ``lazy`` sketches it: neither expresses
+# a SEARCH/REPLACE edit, and both are read only when asked for.
+EDITING_FORMATS = sorted(name for name in editblocks.FORMATS if name not in ("whole", "lazy"))
 AUTO_FORMATS = sorted(name for name, fmt in editblocks.FORMATS.items() if fmt.auto)
 
 
@@ -69,6 +69,8 @@ def block_for(draw: st.DrawFn, fmt: str) -> EditBlock:
         return EditBlock(p, anchor=text_of(lead), old_lines=text_of(old), new_lines=text_of(new), trailing_anchor=text_of(trail), format=fmt)
     if fmt == "whole":
         return EditBlock(p, new_lines=text_of(draw(content)), whole_file=True, format=fmt)
+    if fmt == "lazy":
+        return EditBlock(p, new_lines=text_of(draw(content)), sketch=True, format=fmt)
     if fmt == "edit-v3":
         anchor, old, new = draw(content), draw(content), draw(content)
         # The anchor is the common prefix of both sections: old and new must differ at their first line.

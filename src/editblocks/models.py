@@ -57,6 +57,9 @@ class EditBlock:
     """The block moves (renames) the file to this path."""
     whole_file: bool = False
     """``new_lines`` is the complete new content of the file, which it replaces (or creates)."""
+    sketch: bool = False
+    """``new_lines`` is a sketch of the file (format ``lazy``): its elision comments stand for the
+    file's own lines, and its other lines are anchored to the file (see :mod:`editblocks.matching.lazy`)."""
     no_final_newline: bool = False
     """When the replacing text ends the file, the file ends without a final newline (a unified
     diff's ``\\ No newline at end of file`` after its last kept or added line)."""
@@ -99,19 +102,22 @@ class EditBlock:
         """
         if self.delete or self.move_to is not None:
             return False
-        if self.new_file or self.whole_file:
+        if self.new_file or self.whole_file or self.sketch:
             return True
         return not self.search_text.strip() and not self.scope and not self.at_end
 
     @property
     def kind(self) -> str:
-        """``create``, ``edit``, ``whole`` (replaces the whole file), ``delete`` or ``move``."""
+        """``create``, ``edit``, ``whole`` (replaces the whole file), ``sketch`` (a lazy sketch of the
+        file), ``delete`` or ``move``."""
         if self.delete:
             return "delete"
         if self.move_to is not None:
             return "move"
         if self.whole_file:
             return "whole"
+        if self.sketch:
+            return "sketch"
         return "create" if self.is_create else "edit"
 
     def same_edit(self, other: EditBlock) -> bool:
@@ -125,6 +131,7 @@ class EditBlock:
             self.delete,
             self.move_to,
             self.whole_file,
+            self.sketch,
         ) == (
             other.file_path,
             other.anchor,
@@ -134,6 +141,7 @@ class EditBlock:
             other.delete,
             other.move_to,
             other.whole_file,
+            other.sketch,
         )
 
 

@@ -10,6 +10,7 @@ from editblocks.formats.cline import ClineFormat
 from editblocks.formats.edit_v2 import EditV2Format
 from editblocks.formats.edit_v3 import EditV3Format
 from editblocks.formats.file_sections import FileSectionsFormat
+from editblocks.formats.lazy import LazyFormat
 from editblocks.formats.patch import PatchFormat
 from editblocks.formats.search_replace import (
     DiffFencedFormat,
@@ -34,6 +35,7 @@ FORMATS: dict[str, EditFormat] = {
         UdiffFormat(),
         ClineFormat(),
         WholeFormat(),
+        LazyFormat(),
     )
 }
 
@@ -87,7 +89,7 @@ def default_level(name: str | None) -> str:
 
 def family_formats() -> list[EditFormat]:
     """One format per parser family: what a mixed reply is parsed with (formats read only when
-    asked for, like ``whole``, left out)."""
+    asked for, like ``whole`` and ``lazy``, left out)."""
     seen: dict[str, EditFormat] = {}
     for fmt in FORMATS.values():
         if fmt.auto:

@@ -90,6 +90,9 @@ class WholeParser(LineParser):
     """Reads fenced blocks that have their own path line; each is a complete file."""
 
     wake = re.compile(r"\s*(?:`{3,}|~{3,})")
+    format: ClassVar[str] = FORMAT
+    what: ClassVar[str] = "the file's complete content"
+    """What the fence holds, for warnings."""
 
     def __init__(self) -> None:
         self._paths = PathLookback()
@@ -111,7 +114,7 @@ class WholeParser(LineParser):
     def open_block(self) -> OpenBlock | None:
         if self._state != _IN or self._view is None:
             return None
-        return OpenBlock(self._start, self._path, FORMAT, (), self._view)
+        return OpenBlock(self._start, self._path, self.format, (), self._view)
 
     def feed(self, line: str, lineno: int) -> list[ParseItem]:
         if self.owns_lines:
@@ -168,21 +171,23 @@ class WholeParser(LineParser):
                     ParseWarning(
                         start,
                         f"the fenced block for {path} holds {first.format} edit blocks (line {start + first.line_number - 1}), "
-                        "not the file's complete content; block ignored",
-                        FORMAT,
+                        f"not {self.what}; block ignored",
+                        self.format,
                     )
                 ]
-        return [
-            EditBlock(
-                file_path=path,
-                new_lines=text_of(self.lines, start, lineno - 1),
-                whole_file=True,
-                format=FORMAT,
-                line_number=start,
-                end_line=lineno,
-                raw_block=text_of(self.lines, start - 1, lineno),
-            )
-        ]
+        return [self._block(path, start, lineno)]
+
+    def _block(self, path: str, start: int, lineno: int) -> EditBlock:
+        """The block of the fence opened on line ``start`` and closed on line ``lineno``."""
+        return EditBlock(
+            file_path=path,
+            new_lines=text_of(self.lines, start, lineno - 1),
+            whole_file=True,
+            format=self.format,
+            line_number=start,
+            end_line=lineno,
+            raw_block=text_of(self.lines, start - 1, lineno),
+        )
 
     def close(self, lineno: int) -> list[ParseItem]:
         state = self._state
@@ -192,7 +197,7 @@ class WholeParser(LineParser):
                 ParseWarning(
                     self._start,
                     f"reply ends inside the file block started at line {self._start}; the reply looks truncated, block ignored",
-                    FORMAT,
+                    self.format,
                 )
             ]
         return []

@@ -139,7 +139,7 @@ def same_meaning(got: EditBlock, want: EditBlock, to: str | None = None) -> bool
         return got.delete and want.delete and (not got.old_lines or got.old_lines == want.old_lines)
     if to == "whole" and want.is_create and not want.search_text.strip():
         return got.whole_file and got.replace_text == want.replace_text
-    if got.whole_file != want.whole_file or got.move_to != want.move_to:
+    if got.whole_file != want.whole_file or got.sketch != want.sketch or got.move_to != want.move_to:
         return False
     if got.is_create != want.is_create:
         return False
@@ -168,6 +168,10 @@ def _inexpressible(block: EditBlock, to: str) -> str | None:
         return f"it deletes the file, which {to} cannot express ({_able('can_delete')} can)"
     if block.move_to is not None and not target.can_move:
         return f"it moves the file, which {to} cannot express ({_able('can_move')} can)"
+    if block.sketch and to != "lazy":
+        return f"it is a lazy sketch, merged against the file only when applied; {to} cannot express it (apply it instead)"
+    if to == "lazy" and not block.sketch:
+        return "lazy sketches are written by a model against the file; other blocks are not converted to them"
     if block.whole_file and to != "whole":
         return f"it replaces the whole file; converting it to {to} needs the project (--root) to know what it replaces"
     if to == "whole" and not block.whole_file and not (block.is_create and not block.search_text.strip()):
@@ -211,6 +215,8 @@ class _Resolver:
         return out
 
     def _one(self, block: EditBlock) -> tuple[EditBlock, str | None]:
+        if block.sketch:
+            return block, "a sketch is merged against the file only when applied"
         res = self.applier.add(block)
         if res.status is EditStatus.FAILED:
             return block, res.reason
@@ -263,6 +269,9 @@ def _whole_files(blocks: list[EditBlock], resolver: _Resolver, done: Conversion)
     for block in blocks:
         if block.delete or block.move_to is not None:
             done.problems.append(f"block at reply line {block.line_number} for {block.file_path}: whole cannot delete or move a file")
+            continue
+        if block.sketch:
+            done.problems.append(f"block at reply line {block.line_number} for {block.file_path}: {_inexpressible(block, 'whole')}")
             continue
         resolved, why = resolver._one(block)
         if why is not None:

@@ -28,7 +28,14 @@ from editblocks.matching.elision import expand_replace_elisions
 from editblocks.matching.strategies import is_elision
 from editblocks.matching.text import remember_line
 from editblocks.models import ApplyResult, EditBlock, EditResult, EditStatus, ParsedResponse, ParseWarning
-from editblocks.pipeline.verifier import check_already_applied, check_edit, check_file, check_markers, marker_lines
+from editblocks.pipeline.verifier import (
+    check_already_applied,
+    check_edit,
+    check_file,
+    check_markers,
+    check_sketch,
+    marker_lines,
+)
 from editblocks.pipeline.writer import Change, commit
 from editblocks.reading.reader import parse_response
 from editblocks.reading.stream import decode_reply
@@ -119,8 +126,8 @@ def _review_drift(
     text_before = before[0] if before is not None else _FileState.load(state.file, state.existed).text
     if refuse:
         reason = f"{path} has changed since the model saw it ({why}); refused (refuse drift)"
-    elif block.kind in ("delete", "move", "whole"):
-        what = {"delete": "deleted", "move": "moved", "whole": "replaced as a whole"}[block.kind]
+    elif block.kind in ("delete", "move", "whole", "sketch"):
+        what = {"delete": "deleted", "move": "moved", "whole": "replaced as a whole", "sketch": "merged from a sketch"}[block.kind]
         reason = f"{path} has changed since the model saw it ({why}); a file that changed is not {what}"
     elif not block.is_create and occurrences(text_before, block.search_text) != 1:
         reason = (
@@ -885,7 +892,60 @@ def _file_operation(
         # Created again after an earlier block deleted it.
         state.deleted = False
         state.text = ""
+    if block.sketch:
+        _merge_sketch(block, res, path, state)
+        return True
     return False
+
+
+def _merge_sketch(block: EditBlock, res: EditResult, path: str, state: _FileState) -> None:
+    """A lazy sketch merged into the file (see :mod:`editblocks.matching.lazy`), checked by the
+    outcome verifier: only the anchored spans changed, each holds its part of the sketch, no
+    elision line is written, and a file that parsed still parses."""
+    from editblocks.matching.lazy import SketchRefusal, merge_sketch
+
+    before = state.text
+    merged = merge_sketch(before, block.replace_text, path)
+    if isinstance(merged, SketchRefusal):
+        res.candidates = list(merged.candidates)
+        if merged.candidates:
+            res.estimated_line = merged.candidates[0]
+        raise _Failure(f"the sketch for {path} is not merged: {merged.reason}", res.estimated_line)
+    res.strategy = {"merge": "sketch"}.get(merged.mode, merged.mode)
+    res.estimated_line = merged.line
+    if merged.text == before:
+        if not before.strip():
+            raise _Failure(f"the sketch for {path} is empty. Write the lines of the file")
+        res.status, res.reason, res.already_applied = EditStatus.SKIPPED, ALREADY_APPLIED, True
+        return
+    starts = [0]
+    for line in before.split("\n")[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    spans, delta = [], 0
+    for span in merged.spans:
+        start, end = starts[span.start], starts[span.end]
+        size = sum(len(x) + 1 for x in span.lines)
+        spans.append((start, end, start + delta, start + delta + size, "".join(x + "\n" for x in span.run)))
+        delta += size - (end - start)
+    verdict = check_sketch(before, merged.text, spans, path)
+    if not verdict:
+        raise _Failure(f"the sketch for {path} is not merged: {verdict.reason}", merged.line)
+    if state.existed and before.strip():
+        problem = syntax_broken(before, merged.text, path, always=True)
+        if problem is not None:
+            raise _Failure(
+                f"the sketch for {path} is not merged: the file parses now and would not after it ({problem}). "
+                "Check the sketch's indentation and brackets, and that each elision comment stands for whole definitions "
+                "or statements",
+                problem.line,
+            )
+    if not state.existed or not before.strip():
+        state.final_newline = True
+    res.notes.extend(merged.notes)
+    if merged.mode == "whole":
+        res.notes.append("the sketch has no elision comment and holds the file's definitions: it replaced the whole file")
+    state.text = merged.text
+    res.status = EditStatus.APPLIED
 
 
 def _move_target(block: EditBlock, path: str, workspace: Workspace, states: dict[str, _FileState]) -> str:

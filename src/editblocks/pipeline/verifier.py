@@ -15,7 +15,9 @@ What it checks (see :func:`check_edit`, :func:`check_already_applied`, :func:`ch
 - "already applied" stands only where REPLACE is in the file once (exactly, or equal but for
   white space) and SEARCH is not, outside that place;
 - no elision line (``# ... existing code ...``) and no marker line of an edit format
-  (``=======``, ``>>>>>>> REPLACE``, ``*** End Patch``...) is written into a file that had none.
+  (``=======``, ``>>>>>>> REPLACE``, ``*** End Patch``...) is written into a file that had none;
+- a merged lazy sketch (:func:`check_sketch`) changed only the spans its parts were anchored to,
+  and each span now holds that part of the sketch.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 
 from editblocks.syntax.languages import is_document
 
-__all__ = ["Verdict", "check_already_applied", "check_edit", "check_file", "check_markers", "marker_lines"]
+__all__ = ["Verdict", "check_already_applied", "check_edit", "check_file", "check_markers", "check_sketch", "marker_lines"]
 
 _WORD = re.compile(r"\w+|[^\w\s]")
 
@@ -354,4 +356,29 @@ def check_markers(file_before: str, old: str, new: str, path: str = "") -> Verdi
 
 def check_file(before: str, after: str, path: str = "") -> Verdict:
     """Markers check for a whole new text of a file (a created or wholly replaced file)."""
+    return check_markers(before, before, after, path)
+
+
+def check_sketch(before: str, after: str, spans: list[tuple[int, int, int, int, str]], path: str = "") -> Verdict:
+    """Whether ``after`` is ``before`` with only the given spans changed, each into its part of a sketch.
+
+    A span is ``(start, end, new_start, new_end, part)``: characters ``start:end`` of ``before``
+    became characters ``new_start:new_end`` of ``after``, which must hold the sketch's lines
+    ``part`` (equal but for white space and blank lines: lines the sketch repeats keep the file's
+    text). Everything between the spans is unchanged, the spans are whole lines and in order, and
+    no elision or marker line is written into the file.
+    """
+    at_before = at_after = 0
+    for start, end, new_start, new_end, part in spans:
+        if not at_before <= start <= end <= len(before) or not at_after <= new_start <= new_end <= len(after):
+            return _fail("the sketch's parts were reported out of order or outside the file")
+        if before[at_before:start] != after[at_after:new_start] or start - at_before != new_start - at_after:
+            return _fail("the merge changed lines outside the places the sketch's parts were anchored to")
+        if not _whole_lines(before, start, end) or not _whole_lines(after, new_start, new_end):
+            return _fail("the merge does not start and end at line boundaries")
+        if _loose(after[new_start:new_end]) != _loose(part):
+            return _fail("a place the sketch was merged into does not hold the sketch's lines for it")
+        at_before, at_after = end, new_end
+    if before[at_before:] != after[at_after:]:
+        return _fail("the merge changed lines outside the places the sketch's parts were anchored to")
     return check_markers(before, before, after, path)

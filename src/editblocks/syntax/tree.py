@@ -476,6 +476,11 @@ class Analysis:
     tree: Any
     definitions: list[Definition]
 
+    @property
+    def has_errors(self) -> bool:
+        """Whether the tree holds a syntax error."""
+        return bool(self.tree.root_node.has_error)
+
 
 _last: Analysis | None = None
 

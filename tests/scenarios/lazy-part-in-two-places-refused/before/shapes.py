@@ -1,0 +1,8 @@
+class Square:
+    def area(self):
+        return self.side * self.side
+
+
+class Cube:
+    def area(self):
+        return self.side * self.side
