@@ -965,3 +965,23 @@ def test_choosing_a_place_for_an_ambiguous_block(client: TestClient, project: Pa
     assert done.json()["view"]["blocks"][0]["status"] == "applied"
     assert (project / "n.py").read_text() == "a\nx\ny\nb\nX\ny\nc\n"
     assert client.post(url, json={"line": 2}).status_code == 409
+
+
+def test_each_of_many_blocks_in_one_file_shows_its_own_change_at_its_line(client: TestClient, project: Path) -> None:
+    """Blocks of one file, each shown with its own change numbered as in the file: taken from
+    what the placer recorded for each block, in order (a later block sees the earlier changes)."""
+    lines = [f"value_{i} = {i}\n" for i in range(1, 61)]
+    (project / "many.py").write_text("".join(lines))
+    reply = "".join(sr("many.py", f"value_{i} = {i}\n", f"value_{i} = {i * 10}\n") for i in (5, 30, 55)) + sr(
+        "many.py", "value_30 = 300\n", "value_30 = 3000\n"
+    )
+    view = new_review(client, reply)
+    blocks = view["blocks"]
+    assert [b["status"] for b in blocks] == ["will_apply"] * 4
+    for b, (line, old, new) in zip(blocks, [(5, "= 5", "= 50"), (30, "= 30", "= 300"), (55, "= 55", "= 550"), (30, "= 300", "= 3000")]):
+        changed = [r for r in b["diff"] if r["t"] in ("del", "add")]
+        assert [(r["t"], r["o"] if r["t"] == "del" else r["n"]) for r in changed] == [("del", line), ("add", line)], b["diff"]
+        assert old in changed[0]["h"].replace("<span", " <span") or old.split()[-1] in changed[0]["h"]
+        assert new.split()[-1] in changed[1]["h"]
+        # Three lines of context at most on each side: the block's change, not the whole file.
+        assert len(b["diff"]) <= 2 + 6 + 1

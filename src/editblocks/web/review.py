@@ -35,7 +35,6 @@ PAGE_SIZE = 100
 """Blocks shown in full (with their diffs) on one page of the review; the others only by status."""
 MAX_LISTED_FAILURES = 20
 """Failures listed in the summary (with the similar lines); the rest are counted."""
-MAX_PREFIX_BLOCKS = 40
 """Files with more blocks than this show each block's own text instead of its exact file diff."""
 
 # Strategy indicators: how the block was located, and how much to trust it.
@@ -255,18 +254,22 @@ class Review:
             if len(applying) == 1:
                 out[applying[0]] = diff_rows(dry.before[path], dry.after[path], path)
                 continue
-            if len(ks) > MAX_PREFIX_BLOCKS:
-                continue
-            previous = dry.before[path]
-            for j, k in enumerate(ks):
-                if dry.results[k].status is not EditStatus.APPLIED:
+            # Each block's change, from the span and texts its result records, in the order
+            # the blocks were placed: no dry run per block.
+            text = _whole_lines(dry.before[path])
+            rows: dict[int, list[dict[str, Any]]] = {}
+            for k in ks:
+                r = dry.results[k]
+                if r.status is not EditStatus.APPLIED or r.span is None or r.moved_to is not None:
                     continue
-                part = self._dry_run([blocks[m] for m in ks[: j + 1]])
-                after = part.after.get(path)
-                if after is None:
-                    continue
-                out[k] = diff_rows(previous, after, path)
-                previous = after
+                start, end = r.span
+                after = text[:start] + r.replacement + text[end:]
+                if wanted is None or k in wanted:
+                    rows[k] = _span_rows(text, start, end, r.replacement, path)
+                text = after
+            if text == _whole_lines(dry.after[path]):  # the records add up to the file: show them
+                for k, row in rows.items():
+                    out[k] = row
         return out
 
     # -- the page's view ------------------------------------------------------------------
@@ -679,3 +682,25 @@ def _status(res: EditResult) -> str:
     if res.status is EditStatus.FAILED:
         return FAILED
     return ALREADY_APPLIED if res.already_applied else SKIPPED
+
+
+def _whole_lines(text: str) -> str:
+    """``text`` ending with a line ending, as the placer holds a file's text."""
+    return text if not text or text.endswith("\n") else text + "\n"
+
+
+def _span_rows(text: str, start: int, end: int, replacement: str, path: str, context: int = 3) -> list[dict[str, Any]]:
+    """The diff rows of replacing ``text[start:end]`` (whole lines) by ``replacement``, with
+    ``context`` lines around it, numbered as in the file: the work is the change's, not the file's."""
+    lo = start
+    for _ in range(context):
+        if lo == 0:
+            break
+        lo = text.rfind("\n", 0, lo - 1) + 1
+    hi = end
+    for _ in range(context):
+        if hi >= len(text):
+            break
+        hi = text.find("\n", hi) + 1 or len(text)
+    first = text.count("\n", 0, lo) + 1
+    return diff_rows(text[lo:hi], text[lo:start] + replacement + text[end:hi], path, first_line=first)
