@@ -572,3 +572,38 @@ def test_public_names() -> None:
     assert editblocks.StreamParser is StreamParser
     assert editblocks.reading.stream.Warning is ParseWarningEvent
     assert not hasattr(editblocks, "Warning")
+
+
+_space = st.text(alphabet=" \t\x0b\x85\u2028\x1c", max_size=2)
+marker_lines = st.one_of(
+    st.builds(
+        lambda a, run, b, word, c: a + run + b + word + c,
+        _space,
+        st.sampled_from(["<" * n for n in (3, 5, 7, 9, 10)] + [">" * n for n in (4, 5, 7, 9, 11)] + ["=======", "<<<>>"]),
+        _space,
+        st.sampled_from(["SEARCH", "REPLACE", "SEARCH>", "SEARCH >", "REPLACEX", "NEW_FILE", "", "search"]),
+        _space,
+    ),
+    st.text(alphabet="<> SEARCHPL", max_size=12),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(marker_lines, max_size=30))
+def test_marker_balance_reads_the_same_from_text_as_line_by_line(lines: list[str]) -> None:
+    # A large batch's SEARCH/REPLACE markers are counted with patterns over its joined lines, a
+    # single line's with SEARCH and REPLACE themselves. The counts must agree.
+    from editblocks.reading.scan import MarkerBalance
+
+    one_by_one = MarkerBalance()
+    for k, line in enumerate(lines):
+        one_by_one.count(line, k + 1)
+    at_once = MarkerBalance()
+    at_once.count_text("\n" + "\n".join(lines), 0)
+    assert (at_once.searches, at_once.replaces, at_once.first_search, at_once.unbalanced) == (
+        one_by_one.searches,
+        one_by_one.replaces,
+        one_by_one.first_search,
+        one_by_one.unbalanced,
+    )
+    assert at_once.warning() == one_by_one.warning()

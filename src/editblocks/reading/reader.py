@@ -17,7 +17,7 @@ from operator import attrgetter
 from editblocks.formats import detect_format, family_formats, get_format, loud_patterns
 from editblocks.formats.base import LineParser, OpenBlock, ParseItem
 from editblocks.models import EditBlock, ParsedResponse, ParseWarning
-from editblocks.reading.scan import MarkerBalance, ShellScanner, combined_wake, line_indexes
+from editblocks.reading.scan import MarkerBalance, ShellScanner, combined_wake, line_indexes, may_suggest_shell
 
 _BACKTICK = re.compile(r"`[^\n]*")
 """The rest of a line from its first backtick: one match per line holding one."""
@@ -46,7 +46,9 @@ def parse_response(text: str, format: str | None = None) -> ParsedResponse:
     if not isinstance(text, str):
         raise TypeError(f"parse_response expects the reply as str, not {type(text).__name__}")
     lines = split_reply(text)
-    return _parse(lines, format)
+    # The lines joined again are the text itself, but for CRLF line endings and a last line ending.
+    joined = text[:-1] if text.endswith("\n") else text
+    return _parse(lines, format, joined if "\r" not in text else None)
 
 
 def parse_lines(lines: Sequence[str], format: str | None = None) -> ParsedResponse:
@@ -56,9 +58,9 @@ def parse_lines(lines: Sequence[str], format: str | None = None) -> ParsedRespon
     return _parse(lines, format)
 
 
-def _parse(lines: Sequence[str], format: str | None) -> ParsedResponse:
+def _parse(lines: Sequence[str], format: str | None, joined: str | None = None) -> ParsedResponse:
     reader = ReplyReader(format)
-    reader.feed_lines(lines)
+    reader.feed_lines(lines, last=True, joined=joined)
     reader.close()
     parsed = reader.response()
     if parsed.format is None:
@@ -153,6 +155,10 @@ class ReplyReader:
         """No family is inside a block: every line read so far is settled."""
         # Shell commands: the lines that can matter (loud, or holding a backtick) and how far the
         # lines are scanned.
+        self._ended = False
+        """The last batch was read (``feed_lines(last=True)``)."""
+        self._no_shell = False
+        """The whole reply, read as one batch, suggests no shell command: nothing to scan."""
         self._marks: list[int] = []
         self._mark_pos = 0
         self._scanned = 0
@@ -212,14 +218,17 @@ class ReplyReader:
         if self._idle:
             self._scan_shell(n)
 
-    def feed_lines(self, lines: Sequence[str]) -> None:
+    def feed_lines(self, lines: Sequence[str], *, last: bool = False, joined: str | None = None) -> None:
         """Read the next complete lines of the reply (without their line endings): one batch.
 
         The batch's loud lines pass through the parsers; the others go to the line store in a
-        run, untouched.
+        run, untouched. ``last``: no line follows (a whole reply read at once), so a reply that
+        holds no shell command at all is not scanned for them. ``joined``: the same lines joined
+        by line endings, when the caller has that text already.
         """
-        if self.closed:
+        if self.closed or self._ended:
             raise ValueError("the reply was already closed")
+        self._ended = last
         if not lines:
             return
         base = self.line_count
@@ -230,28 +239,40 @@ class ReplyReader:
             loud = [base + k for k, line in enumerate(lines, start=1) if match(line) is not None]
             ticks = [base + k for k, line in enumerate(lines, start=1) if "`" in line]
         else:
-            padded = "\n" + "\n".join(lines)
+            padded = "\n" + (joined if joined is not None else "\n".join(lines))
             loud = [base + 1 + k for k in line_indexes(padded, self.loud_after_newline)]
-            ticks = [base + k for k in line_indexes(padded, _BACKTICK)] if "`" in padded else []
-        if ticks:
+            if last and base == 0 and not may_suggest_shell(padded):
+                self._no_shell = True
+                ticks = []
+            else:
+                ticks = [base + k for k in line_indexes(padded, _BACKTICK)] if "`" in padded else []
+        if self._no_shell:
+            pass
+        elif ticks:
             self._marks.extend(sorted(set(loud).union(ticks)))
         else:
             self._marks.extend(loud)
         if loud:
-            self._read_loud(loud)
+            if len(lines) < 16:
+                self._read_loud(loud)
+            else:
+                self._markers.count_text(padded, base)
+                self._read_loud(loud, counted=True)
         self._after(n)
 
-    def _read_loud(self, loud: list[int]) -> None:
+    def _read_loud(self, loud: list[int], counted: bool = False) -> None:
         """Feed the loud lines ``loud`` (line numbers, ascending) to the parsers, each family's in
-        one loop, and collect what they complete."""
+        one loop, and collect what they complete; count their SEARCH/REPLACE markers unless
+        they are ``counted`` already."""
         self._route = None
         self._last_loud = loud[-1]
-        lines = self.lines
-        markers = self._markers
-        for n in loud:
-            line = lines[n - 1]
-            if "<<<<<" in line or ">>>>>" in line:
-                markers.count(line, n)
+        if not counted:
+            lines = self.lines
+            markers = self._markers
+            for n in loud:
+                line = lines[n - 1]
+                if "<<<<<" in line or ">>>>>" in line:
+                    markers.count(line, n)
         self._feed_families(loud)
 
     def _feed_families(self, loud: list[int]) -> None:
@@ -261,18 +282,21 @@ class ReplyReader:
         woken: list[_Family] = []
         if self._dormant:
             self._held.extend(loud)
-            wakes = self._any_wake.match
-            first = next((i for i, n in enumerate(loud) if wakes(lines[n - 1]) is not None), None)
-            if first is not None:
-                for fam in self._families:
-                    wake = fam.parser.wake
-                    if fam.dormant and wake is not None and any(wake.match(lines[n - 1]) for n in loud[first:]):
-                        fam.dormant = False
-                        self._dormant -= 1
-                        woken.append(fam)
-                if woken:
-                    self._awake = [fam for fam in self._families if not fam.dormant]
-                    self._any_wake = combined_wake([fam.parser for fam in self._families if fam.dormant])
+            if len(loud) == 1:
+                line = lines[loud[0] - 1]
+                if self._any_wake.match(line) is not None:
+                    woken = [fam for fam in self._families if fam.dormant and _wakes_line(fam.parser, line)]
+            else:
+                # The loud lines as one text, each after a line ending: each dormant parser's
+                # wake pattern is searched in it at C speed, and only a hit is checked line by line.
+                loud_text = "\n" + "\n".join([lines[n - 1] for n in loud])
+                woken = [fam for fam in self._families if fam.dormant and _wakes(fam.parser, lines, loud, loud_text)]
+            for fam in woken:
+                fam.dormant = False
+                self._dormant -= 1
+            if woken:
+                self._awake = [fam for fam in self._families if not fam.dormant]
+                self._any_wake = combined_wake([fam.parser for fam in self._families if fam.dormant])
         ann = self._open
         for fam in self._awake:
             parser = fam.parser
@@ -463,6 +487,9 @@ class ReplyReader:
         i = self._scanned + 1
         if i > stop:
             return
+        if self._no_shell:
+            self._scanned = stop
+            return
         shell = self._shell
         feed = shell.feed
         store = self.lines
@@ -554,6 +581,37 @@ class ReplyReader:
             return
         self._open = _Announced(leader, block)
         self.started(block.path, block.format, block.start)
+
+
+def _wakes_line(parser: LineParser, line: str) -> bool:
+    """True when ``line`` wakes ``parser``."""
+    return parser.wake is None or parser.wake.match(line) is not None
+
+
+def _wakes(parser: LineParser, lines: list[str], loud: list[int], loud_text: str) -> bool:
+    """True when one of the loud lines ``loud`` (line numbers; ``loud_text`` is them each after a
+    line ending) wakes ``parser`` (see ``LineParser.wake``)."""
+    wake = parser.wake
+    if wake is None:
+        return True
+    found = _text_wake(wake).search(loud_text)
+    if found is None:
+        return False  # every loud line that wakes the parser would be found in the text
+    match = wake.match
+    first = loud_text.count("\n", 0, found.start())  # the search may find more: test the lines
+    return any(match(lines[n - 1]) is not None for n in loud[first:])
+
+
+_TEXT_WAKES: dict[re.Pattern[str], re.Pattern[str]] = {}
+
+
+def _text_wake(wake: re.Pattern[str]) -> re.Pattern[str]:
+    """``wake`` tried after every line ending of a text. It finds every line ``wake.match``
+    accepts, and maybe more: white space may run over a line ending."""
+    found = _TEXT_WAKES.get(wake)
+    if found is None:
+        found = _TEXT_WAKES[wake] = re.compile(f"\n(?:{wake.pattern})", wake.flags | re.MULTILINE)
+    return found
 
 
 _ROUTES = frozenset({(1, 0), (0, 1), (1, 1)})

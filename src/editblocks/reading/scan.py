@@ -14,6 +14,20 @@ from editblocks.formats.search_replace import REPLACE, SEARCH
 from editblocks.models import ParseWarning
 
 _INLINE_SHELL = re.compile(r"`((?:git rm|git mv|mkdir -p|rm -rf|rm -r|mv|cp|rmdir) [^`\n]+)`")
+_SHELL_FENCE_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*+(?:`{3}|~{3})[`~]*[^\S\n]*(?i:sh|bash|zsh|console|powershell|ps1|cmd|bat)")
+"""A line ending and a fence after it that may open a shell block (every one does, and some more)."""
+
+
+_SEARCH_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*+<{5,9}[^\S\n]*SEARCH[^\S\n]*>?[^\S\n]*(?![^\n])")
+"""A line ending and the line after it, when :data:`~editblocks.formats.search_replace.SEARCH` matches that line."""
+_REPLACE_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*+>{5,9}[^\S\n]*REPLACE[^\S\n]*(?![^\n])")
+"""A line ending and the line after it, when that line is a ``>>>>>>> REPLACE`` marker."""
+
+
+def may_suggest_shell(padded: str) -> bool:
+    """False when a text (its lines each after a line ending) certainly suggests no shell
+    command: no inline command, and no fence that may open a shell block."""
+    return _INLINE_SHELL.search(padded) is not None or _SHELL_FENCE_AFTER_NEWLINE.search(padded) is not None
 
 
 def line_indexes(padded: str, pattern: re.Pattern[str]) -> list[int]:
@@ -72,6 +86,19 @@ class MarkerBalance:
         if not self._open and not self.unbalanced:
             self.unbalanced = lineno
         self._open = 0
+
+    def count_text(self, padded: str, base: int) -> None:
+        """Count the markers of a batch of lines at C speed: ``padded`` is the lines, each after a
+        line ending, and the first of them is line ``base + 1`` of the reply."""
+        events = sorted(
+            [(m.start(), True) for m in _SEARCH_AFTER_NEWLINE.finditer(padded)]
+            + [(m.start(), False) for m in _REPLACE_AFTER_NEWLINE.finditer(padded)]
+        )
+        at, lineno = 0, base
+        for pos, is_search in events:
+            lineno += padded.count("\n", at, pos)
+            at = pos
+            (self._search if is_search else self._replace)(lineno + 1)
 
     def warning(self) -> ParseWarning | None:
         """The warning for a reply whose SEARCH and REPLACE markers differ in number, or None; it

@@ -23,6 +23,8 @@ from pygments.lexers import TextLexer, get_lexer_for_filename
 from pygments.token import STANDARD_TYPES, Token, _TokenType
 from pygments.util import ClassNotFound
 
+from editblocks.reading.reader import split_reply
+
 MAX_HIGHLIGHT_CHARS = 2_000_000
 """Texts longer than this are shown without syntax highlighting."""
 MAX_CHAR_DIFF_CHARS = 2_000
@@ -37,14 +39,8 @@ Row = dict[str, Any]
 TokenLine = list[tuple[str, str]]
 
 
-def split_lines(text: str) -> list[str]:
-    """The lines of ``text`` without their line endings."""
-    if not text:
-        return []
-    lines = text.replace("\r\n", "\n").split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return lines
+split_lines = split_reply
+"""The lines of a text without their line endings (as a reply's are split)."""
 
 
 def _css_class(ttype: _TokenType) -> str:
