@@ -474,3 +474,12 @@ def test_parse_lines_refuses_lines_that_hold_line_endings() -> None:
     assert [b.file_path for b in parse_lines(lines).blocks] == ["a.py"]
     with pytest.raises(ValueError, match="without line endings"):
         parse_lines(["a.py\n<<<<<<< SEARCH", "x", "=======", "y", ">>>>>>> REPLACE"])
+
+
+@pytest.mark.parametrize("info", [":x", " :sh", ":", "  "])
+def test_a_fence_whose_info_has_no_word_before_a_colon_is_read(info: str) -> None:
+    """```` ```:x ```` once raised IndexError while looking for shell commands."""
+    reply = f"Run this:\n```{info}\nrm -rf build\n```\n" + "a.py\n```\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n"
+    parsed = parse_response(reply)
+    assert [b.replace_text for b in parsed.blocks] == ["x = 2\n"]
+    assert parsed.shell_suggestions == []

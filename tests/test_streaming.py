@@ -599,7 +599,7 @@ def test_marker_balance_reads_the_same_from_text_as_line_by_line(lines: list[str
     for k, line in enumerate(lines):
         one_by_one.count(line, k + 1)
     at_once = MarkerBalance()
-    at_once.count_text("\n" + "\n".join(lines), 0)
+    at_once.count_text("\n" + "\n".join(lines), range(1, len(lines) + 1))
     assert (at_once.searches, at_once.replaces, at_once.first_search, at_once.unbalanced) == (
         one_by_one.searches,
         one_by_one.replaces,

@@ -37,7 +37,9 @@ class Fence:
 
     @property
     def language(self) -> str:
-        return self.info.split(":", 1)[0].split()[0].lower() if self.info else ""
+        """The info string's first word before any ``:`` ("" for ```` ```:x ```` or none)."""
+        words = self.info.split(":", 1)[0].split()
+        return words[0].lower() if words else ""
 
     @property
     def is_shell(self) -> bool:

@@ -30,7 +30,7 @@ def split_reply(text: str) -> list[str]:
     """The reply's lines without their endings (CRLF and LF both end a line)."""
     if not text:
         return []
-    lines = text.replace("\r\n", "\n").split("\n")
+    lines = (text.replace("\r\n", "\n") if "\r" in text else text).split("\n")
     if lines[-1] == "":
         lines.pop()
     return lines
@@ -46,9 +46,9 @@ def parse_response(text: str, format: str | None = None) -> ParsedResponse:
     if not isinstance(text, str):
         raise TypeError(f"parse_response expects the reply as str, not {type(text).__name__}")
     lines = split_reply(text)
-    # The lines joined again are the text itself, but for CRLF line endings and a last line ending.
-    joined = text[:-1] if text.endswith("\n") else text
-    return _parse(lines, format, joined if "\r" not in text else None)
+    # The lines joined again are the text itself, but for CRLF line endings (a last line ending
+    # more changes nothing the reader looks for in it).
+    return _parse(lines, format, text if "\r" not in text else None)
 
 
 def parse_lines(lines: Sequence[str], format: str | None = None) -> ParsedResponse:
@@ -224,7 +224,7 @@ class ReplyReader:
         The batch's loud lines pass through the parsers; the others go to the line store in a
         run, untouched. ``last``: no line follows (a whole reply read at once), so a reply that
         holds no shell command at all is not scanned for them. ``joined``: the same lines joined
-        by line endings, when the caller has that text already.
+        by line endings (a last line ending may follow), when the caller has that text already.
         """
         if self.closed or self._ended:
             raise ValueError("the reply was already closed")
@@ -241,7 +241,9 @@ class ReplyReader:
         else:
             padded = "\n" + (joined if joined is not None else "\n".join(lines))
             loud = [base + 1 + k for k in line_indexes(padded, self.loud_after_newline)]
-            if last and base == 0 and not may_suggest_shell(padded):
+            loud_text = "\n" + "\n".join([lines[k - base - 1] for k in loud])
+            """The loud lines, each after a line ending: searched for markers and wake lines."""
+            if last and base == 0 and not may_suggest_shell(padded, loud_text):
                 self._no_shell = True
                 ticks = []
             else:
@@ -256,26 +258,26 @@ class ReplyReader:
             if len(lines) < 16:
                 self._read_loud(loud)
             else:
-                self._markers.count_text(padded, base)
-                self._read_loud(loud, counted=True)
+                self._markers.count_text(loud_text, loud)
+                self._read_loud(loud, loud_text)
         self._after(n)
 
-    def _read_loud(self, loud: list[int], counted: bool = False) -> None:
+    def _read_loud(self, loud: list[int], loud_text: str | None = None) -> None:
         """Feed the loud lines ``loud`` (line numbers, ascending) to the parsers, each family's in
         one loop, and collect what they complete; count their SEARCH/REPLACE markers unless
-        they are ``counted`` already."""
+        they were counted in ``loud_text`` (the same lines, each after a line ending)."""
         self._route = None
         self._last_loud = loud[-1]
-        if not counted:
+        if loud_text is None:
             lines = self.lines
             markers = self._markers
             for n in loud:
                 line = lines[n - 1]
                 if "<<<<<" in line or ">>>>>" in line:
                     markers.count(line, n)
-        self._feed_families(loud)
+        self._feed_families(loud, loud_text)
 
-    def _feed_families(self, loud: list[int]) -> None:
+    def _feed_families(self, loud: list[int], loud_text: str | None = None) -> None:
         """Feed the loud lines ``loud`` to every awake parser, and to those they wake the loud
         lines held back from them too."""
         lines = self.lines
@@ -289,7 +291,8 @@ class ReplyReader:
             else:
                 # The loud lines as one text, each after a line ending: each dormant parser's
                 # wake pattern is searched in it at C speed, and only a hit is checked line by line.
-                loud_text = "\n" + "\n".join([lines[n - 1] for n in loud])
+                if loud_text is None:
+                    loud_text = "\n" + "\n".join([lines[n - 1] for n in loud])
                 woken = [fam for fam in self._families if fam.dormant and _wakes(fam.parser, lines, loud, loud_text)]
             for fam in woken:
                 fam.dormant = False

@@ -24,10 +24,11 @@ _REPLACE_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*+>{5,9}[^\S\n]*REPLACE[^\S\n]*(?
 """A line ending and the line after it, when that line is a ``>>>>>>> REPLACE`` marker."""
 
 
-def may_suggest_shell(padded: str) -> bool:
-    """False when a text (its lines each after a line ending) certainly suggests no shell
-    command: no inline command, and no fence that may open a shell block."""
-    return _INLINE_SHELL.search(padded) is not None or _SHELL_FENCE_AFTER_NEWLINE.search(padded) is not None
+def may_suggest_shell(text: str, loud_text: str) -> bool:
+    """False when a reply certainly suggests no shell command: ``text`` holds no inline command
+    and ``loud_text`` (its loud lines, each after a line ending) no fence that may open a shell
+    block."""
+    return _INLINE_SHELL.search(text) is not None or _SHELL_FENCE_AFTER_NEWLINE.search(loud_text) is not None
 
 
 def line_indexes(padded: str, pattern: re.Pattern[str]) -> list[int]:
@@ -87,18 +88,18 @@ class MarkerBalance:
             self.unbalanced = lineno
         self._open = 0
 
-    def count_text(self, padded: str, base: int) -> None:
-        """Count the markers of a batch of lines at C speed: ``padded`` is the lines, each after a
-        line ending, and the first of them is line ``base + 1`` of the reply."""
+    def count_text(self, padded: str, numbers: Sequence[int]) -> None:
+        """Count the markers of lines at C speed: ``padded`` is the lines, each after a line
+        ending, and its ``i``-th line is line ``numbers[i]`` of the reply."""
         events = sorted(
             [(m.start(), True) for m in _SEARCH_AFTER_NEWLINE.finditer(padded)]
             + [(m.start(), False) for m in _REPLACE_AFTER_NEWLINE.finditer(padded)]
         )
-        at, lineno = 0, base
+        at, line = 0, 0
         for pos, is_search in events:
-            lineno += padded.count("\n", at, pos)
+            line += padded.count("\n", at, pos)
             at = pos
-            (self._search if is_search else self._replace)(lineno + 1)
+            (self._search if is_search else self._replace)(numbers[line])
 
     def warning(self) -> ParseWarning | None:
         """The warning for a reply whose SEARCH and REPLACE markers differ in number, or None; it
