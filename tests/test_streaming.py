@@ -15,7 +15,7 @@ import editblocks
 from editblocks import FORMATS, EditBlock, ParsedResponse, ParseWarning, ReplyDecodeError, StreamParser, parse_response
 from editblocks.formats import detect_format, family_formats, get_format
 from editblocks.formats.search_replace import REPLACE, SEARCH
-from editblocks.reading.reader import ReplyReader, split_reply
+from editblocks.reading.reader import ReplyReader, parse_lines, split_reply
 from editblocks.reading.scan import ShellScanner
 from editblocks.reading.stream import (
     BlockAbandoned,
@@ -61,7 +61,20 @@ def reference_parse(text: str, format: str | None = None) -> ParsedResponse:
     warnings: list[ParseWarning] = []
     for fmt in formats:
         blocks, warns = fmt.parse_lines(lines)
-        candidates.extend(blocks)
+        for block in blocks:
+            # A file's content (whole, lazy) that holds another format's edit blocks is not content.
+            inner = parse_lines([block.file_path, *block.new_lines.split("\n")[:-1]]).blocks if fmt.content else []
+            if inner:
+                warnings.append(
+                    ParseWarning(
+                        block.line_number,
+                        f"the fenced block for {block.file_path} holds {inner[0].format} edit blocks "
+                        f"(line {block.line_number + inner[0].line_number - 1}), not {fmt.content}; block ignored",
+                        block.format,
+                    )
+                )
+            else:
+                candidates.append(block)
         warnings.extend(warns)
     candidates.sort(key=lambda b: (b.line_number, -b.end_line))
     kept: list[EditBlock] = []

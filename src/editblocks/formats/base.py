@@ -209,6 +209,10 @@ class EditFormat(ABC):
     """The characters this format's marker lines start with (after white space). Only lines
     that start with one of these, or with a fence, tag or heading, reach the parsers: every
     other line is content, passed over without a look (see :func:`loud_pattern`)."""
+    content: ClassVar[str | None] = None
+    """What a block's text is when it is a file's content rather than an edit ("the file's
+    complete content", "a sketch of the file"): such a block holding edit blocks of another
+    format is not read as content (the reader warns instead)."""
     prompt_folder: ClassVar[str | None] = None
     """The folder of :mod:`editblocks.prompts` with this format's prompts (default: its name)."""
 

@@ -38,7 +38,6 @@ class LazyParser(WholeParser):
     """Reads fenced blocks that have their own path line; each is a sketch of its file."""
 
     format: ClassVar[str] = FORMAT
-    what: ClassVar[str] = "a sketch of the file"
 
     def _block(self, path: str, start: int, lineno: int) -> EditBlock:
         return EditBlock(
@@ -62,6 +61,8 @@ class LazyFormat(EditFormat):
     )
     family: ClassVar[str] = FORMAT
     auto: ClassVar[bool] = False
+    markers: ClassVar[str] = "`~"
+    content: ClassVar[str | None] = "a sketch of the file"
 
     def parser(self) -> LineParser:
         return LazyParser()

@@ -35,7 +35,6 @@ FORMAT = "whole"
 
 
 # Lines an edit block of another format can start with (checked before parsing the content).
-_MARKER_START = re.compile(r"^\s*(?:<{5}|-{3}|\+{3}|@@|«{3}|\*\*\* )")
 
 _COMMENT = r"(?:#+|//+|/\*+|<!--|--|;+|\{/\*|\*)"
 _ELIDED_WORDS = (
@@ -91,7 +90,6 @@ class WholeParser(LineParser):
 
     wake = re.compile(r"\s*(?:`{3,}|~{3,})")
     format: ClassVar[str] = FORMAT
-    what: ClassVar[str] = "the file's complete content"
     """What the fence holds, for warnings."""
 
     def __init__(self) -> None:
@@ -159,22 +157,6 @@ class WholeParser(LineParser):
         path, start = self._path, self._start
         assert path is not None
         self._paths.reset_after_block(path, "line", lineno)
-        body = self.lines[start : lineno - 1]
-        if any(_MARKER_START.match(line) for line in body):
-            from editblocks.reading.reader import parse_lines
-
-            # Read as if the block's path stood above it, as it does above the fence.
-            found = parse_lines([path, *body]).blocks
-            if found:
-                first = found[0]
-                return [
-                    ParseWarning(
-                        start,
-                        f"the fenced block for {path} holds {first.format} edit blocks (line {start + first.line_number - 1}), "
-                        f"not {self.what}; block ignored",
-                        self.format,
-                    )
-                ]
         return [self._block(path, start, lineno)]
 
     def _block(self, path: str, start: int, lineno: int) -> EditBlock:
@@ -211,6 +193,7 @@ class WholeFormat(EditFormat):
     family: ClassVar[str] = FORMAT
     auto: ClassVar[bool] = False
     markers: ClassVar[str] = "`~"
+    content: ClassVar[str | None] = "the file's complete content"
 
     def parser(self) -> LineParser:
         return WholeParser()

@@ -72,11 +72,13 @@ def _parse(lines: Sequence[str], format: str | None, joined: str | None = None) 
 class _Family:
     """One format family's parser inside a :class:`ReplyReader`, and what is known of its open block."""
 
-    __slots__ = ("dormant", "index", "parser", "start")
+    __slots__ = ("content", "dormant", "index", "parser", "start")
 
-    def __init__(self, index: int, parser: LineParser) -> None:
+    def __init__(self, index: int, parser: LineParser, content: str | None = None) -> None:
         self.index = index
         self.parser = parser
+        self.content = content
+        """What the family's blocks are when they are a file's content (see ``EditFormat.content``)."""
         self.dormant = parser.wake is not None
         """No line has woken the parser yet: lines are held back for it (see ``LineParser.wake``)."""
         self.start: int | None = None
@@ -131,7 +133,7 @@ class ReplyReader:
         self.closed = False
         self.lines: list[str] = []
         """Every line read so far: the store the parsers take block texts and path lines from."""
-        self._families = [_Family(i, fmt.parser()) for i, fmt in enumerate(formats)]
+        self._families = [_Family(i, fmt.parser(), fmt.content) for i, fmt in enumerate(formats)]
         for fam in self._families:
             fam.parser.bind(self.lines)
         self._held: list[int] = []
@@ -315,6 +317,8 @@ class ReplyReader:
         its open block starts, collect the items, and end the announced block if it was this
         family's and ended (returns True then)."""
         parser = fam.parser
+        if items and fam.content is not None:
+            items = _as_content(items, fam.content)
         if parser.in_block():
             if fam.start is None or items:
                 opened = parser.open_start()
@@ -371,6 +375,8 @@ class ReplyReader:
         n = self.line_count
         for fam in self._awake:  # a family never woken has nothing open (see LineParser.wake)
             items = fam.parser.close(n)
+            if items and fam.content is not None:
+                items = _as_content(items, fam.content)
             fam.start = None
             if items:
                 self._collect(fam, items)
@@ -584,6 +590,34 @@ class ReplyReader:
             return
         self._open = _Announced(leader, block)
         self.started(block.path, block.format, block.start)
+
+
+_MARKER_START = re.compile(r"^\s*(?:<{5}|-{3}|\+{3}|@@|«{3}|\*\*\* )")
+"""How the first line of an edit block of any format starts."""
+
+
+def _as_content(items: list[ParseItem], content: str) -> list[ParseItem]:
+    """The items of a family whose blocks are a file's content, each such block checked."""
+    return [_content_or_warning(item, content) if isinstance(item, EditBlock) else item for item in items]
+
+
+def _content_or_warning(block: EditBlock, content: str) -> EditBlock | ParseWarning:
+    """``block``, a file's content (``content`` says which), or a warning when its text holds
+    edit blocks of another format: the model wrote edits in the wrong format, not a file."""
+    body = block.new_lines.split("\n")
+    if not any(_MARKER_START.match(line) for line in body):
+        return block
+    # Read as if the block's path stood above it, as it does above the fence.
+    found = parse_lines([block.file_path, *body[:-1]]).blocks
+    if not found:
+        return block
+    first = found[0]
+    return ParseWarning(
+        block.line_number,
+        f"the fenced block for {block.file_path} holds {first.format} edit blocks "
+        f"(line {block.line_number + first.line_number - 1}), not {content}; block ignored",
+        block.format,
+    )
 
 
 def _wakes_line(parser: LineParser, line: str) -> bool:
