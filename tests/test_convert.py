@@ -201,3 +201,27 @@ def test_cli_convert(tmp_path: Path) -> None:
     whole = runner.invoke(main, ["convert", str(tmp_path / "one.md"), "--to", "whole", "--root", str(tmp_path / "proj")])
     assert whole.exit_code == 0 and whole.stdout == "a.py\n```\nx = 2\n```\n"
     assert split_reply(whole.stdout) == ["a.py", "```", "x = 2", "```"]
+
+
+def test_edits_convert_to_lazy_sketches_that_merge_to_the_same_file(tmp_path: Path) -> None:
+    """With the project, each edit becomes a sketch of its file (its new lines with a few of the
+    file's own lines around them, between elision comments), kept only when merging it gives
+    exactly the edit's result: here on the standard library's textwrap.py, as found."""
+    import textwrap as module
+
+    text = Path(module.__file__).read_text(encoding="utf-8")
+    (tmp_path / "tw.py").write_text(text)
+    lines = text.split("\n")
+    defs = [i for i, line in enumerate(lines) if line.startswith("    def ")][:3]
+    assert len(defs) == 3
+    reply = "".join(
+        f"tw.py\n```\n<<<<<<< SEARCH\n{lines[i]}\n=======\n{lines[i]}  # edited\n>>>>>>> REPLACE\n```\n" for i in defs
+    )
+    done = convert_reply(reply, "lazy", root=tmp_path)
+    assert done.problems == [] and len(done.blocks) == 3
+    assert all("# ... existing code ..." in b.replace_text for b in done.blocks)
+    want = editblocks.apply_edits(reply, tmp_path, dry_run=True)
+    got = editblocks.apply_edits(done.text, tmp_path, format="lazy", dry_run=True)
+    assert got.ok and got.after == want.after
+    # Without the project there is no file to sketch against.
+    assert "needs the project" in convert_reply(reply, "lazy").problems[0]

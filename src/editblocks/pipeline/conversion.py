@@ -93,6 +93,8 @@ def convert_reply(
         resolver = _Resolver(Workspace(root), match)
         if to == "whole":
             blocks = _whole_files(blocks, resolver, done)
+        elif to == "lazy":
+            blocks = _sketches(blocks, resolver, done)
         else:
             blocks = resolver.resolve(blocks, done.notes)
         if to == "edit-v3":
@@ -171,7 +173,7 @@ def _inexpressible(block: EditBlock, to: str) -> str | None:
     if block.sketch and to != "lazy":
         return f"it is a lazy sketch, merged against the file only when applied; {to} cannot express it (apply it instead)"
     if to == "lazy" and not block.sketch:
-        return "lazy sketches are written by a model against the file; other blocks are not converted to them"
+        return "a sketch is written against the file: converting to lazy needs the project (--root)"
     if block.whole_file and to != "whole":
         return f"it replaces the whole file; converting it to {to} needs the project (--root) to know what it replaces"
     if to == "whole" and not block.whole_file and not (block.is_create and not block.search_text.strip()):
@@ -201,6 +203,8 @@ class _Resolver:
         self.applier = BlockApplier(workspace, ApplyResult(), ApplyOptions(dry_run=True, continue_after_failure=True, match=match))
         self.ends_without_newline: set[int] = set()
         """``id`` of each resolved block that edits the last line of a file without a final newline."""
+        self.text_before: str = ""
+        """The file's text as the last resolved block met it (LF, whole lines)."""
 
     def resolve(self, blocks: list[EditBlock], notes: list[str]) -> list[EditBlock]:
         out = []
@@ -231,6 +235,7 @@ class _Resolver:
             after = self.applier.text_of(res.moved_to or path) or ""
             start, end = res.span
             text = after[:start] + res.replaced + after[start + len(res.replacement) :]
+            self.text_before = text
             first, last = _unique_region(text, start, end)
             old = text[first:last]
             new = text[first:start] + res.replacement + text[end:last]
@@ -260,6 +265,61 @@ def _unique_region(text: str, start: int, end: int, limit: int = 60) -> tuple[in
         if start == 0 and end == len(text):
             break
     return start, end
+
+
+def _sketches(blocks: list[EditBlock], resolver: _Resolver, done: Conversion) -> list[EditBlock]:
+    """Each edit as a sketch of its file: its region's new lines between elision comments in the
+    file's comment syntax. A sketch is kept only when merging it into the file as the edit met it
+    gives exactly the edit's result (the merge is the one ``apply --format lazy`` makes)."""
+    from editblocks.matching.lazy import SketchMerge, comment_styles, merge_sketch
+
+    out: list[EditBlock] = []
+    for block in blocks:
+        where = f"block at reply line {block.line_number} for {block.file_path}"
+        if block.sketch:
+            done.notes.append(f"{where}: a sketch is merged against the file only when applied; converted as written")
+            out.append(block)
+            continue
+        resolved, why = resolver._one(block)
+        if why is not None:
+            done.problems.append(f"{where}: {why}")
+            continue
+        if block.delete or block.move_to is not None or resolved.whole_file or resolved.is_create:
+            done.problems.append(f"{where}: it creates, replaces, deletes or moves a whole file, which a sketch does not express")
+            continue
+        text = resolver.text_before
+        lines = text.split("\n")[:-1]
+        start = (resolved.hint_line or 1) - 1
+        old = resolved.old_lines.split("\n")[:-1]
+        new = resolved.new_lines.split("\n")[:-1]
+        expected = "".join(x + "\n" for x in [*lines[:start], *new, *lines[start + len(old) :]])
+        opener, closer = comment_styles(resolved.file_path)[0]
+        sketch_text = None
+        # The region's new lines with a few of the file's own lines around them, so that the
+        # sketch's lines anchor in the file; the fewest that merge to exactly the edit's result.
+        for context in range(6):
+            lo, hi = max(0, start - context), min(len(lines), start + len(old) + context)
+            sketch = [*lines[lo:start], *new, *lines[start + len(old) : hi]]
+            if lo > 0:
+                sketch.insert(0, _elision(lines[lo], opener, closer))
+            if hi < len(lines):
+                sketch.append(_elision(lines[hi - 1], opener, closer))
+            candidate = "".join(x + "\n" for x in sketch)
+            merged = merge_sketch(text, candidate, resolved.file_path)
+            if isinstance(merged, SketchMerge) and merged.text == expected:
+                sketch_text = candidate
+                break
+        if sketch_text is None:
+            done.problems.append(f"{where}: as a sketch of the file, this edit would not merge only where it belongs")
+            continue
+        out.append(EditBlock(resolved.file_path, new_lines=sketch_text, sketch=True, format="lazy", line_number=block.line_number))
+    return out
+
+
+def _elision(near: str, opener: str, closer: str) -> str:
+    """An elision comment indented as the line ``near`` it."""
+    indent = near[: len(near) - len(near.lstrip())]
+    return f"{indent}{opener} ... existing code ...{' ' + closer if closer else ''}"
 
 
 def _whole_files(blocks: list[EditBlock], resolver: _Resolver, done: Conversion) -> list[EditBlock]:
