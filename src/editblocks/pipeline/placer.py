@@ -944,6 +944,13 @@ def _merge_sketch(block: EditBlock, res: EditResult, path: str, state: _FileStat
     res.notes.extend(merged.notes)
     if merged.mode == "whole":
         res.notes.append("the sketch has no elision comment and holds the file's definitions: it replaced the whole file")
+    # What the sketch changed, as one span: from its first anchored span to its last (the text
+    # between them, outside the spans, is the file's own, as the verifier checked).
+    if spans:
+        first, last = spans[0][0], spans[-1][1]
+        _record(res, before, first, last, merged.text[first : last + delta])
+    else:
+        _record(res, before, 0, len(before), merged.text)
     state.text = merged.text
     res.status = EditStatus.APPLIED
 
