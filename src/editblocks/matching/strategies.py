@@ -7,6 +7,7 @@ there is exactly one.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -64,15 +65,16 @@ class FileView:
     (failed or already applied) do not pay for the file's preparation again.
     """
 
-    _last: FileView | None = None
+    _last = threading.local()
+    """The view made last, per thread (each apply runs in one thread)."""
 
     @classmethod
     def of(cls, text: str) -> FileView:
-        last = cls._last
+        last: FileView | None = getattr(cls._last, "view", None)
         if last is not None and last.text is text:
             return last
         view = cls(text)
-        cls._last = view
+        cls._last.view = view
         return view
 
     def __init__(self, text: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter
 from dataclasses import dataclass
 from itertools import accumulate, repeat
@@ -36,7 +37,8 @@ def find_lines(lines: list[str], needle: list[str], limit: int = 1000) -> list[i
     return [text.count("\n", 0, off) for off in find_all(text, "\n".join(needle) + "\n", limit)]
 
 
-_known_line: tuple[str, int, int] | None = None
+_known = threading.local()
+"""The last line position remembered, per thread (each apply runs in one thread)."""
 
 
 def line_of(text: str, offset: int) -> int:
@@ -45,7 +47,7 @@ def line_of(text: str, offset: int) -> int:
     Counting starts from the last position remembered for this very text (see
     :func:`remember_line`), so walking a large file top to bottom costs one pass, not one per edit.
     """
-    known = _known_line
+    known: tuple[str, int, int] | None = getattr(_known, "line", None)
     if known is not None and known[0] is text and known[1] <= offset:
         return known[2] + text.count("\n", known[1], offset)
     return text.count("\n", 0, offset) + 1
@@ -53,8 +55,7 @@ def line_of(text: str, offset: int) -> int:
 
 def remember_line(text: str, offset: int, line: int) -> None:
     """Record that character ``offset`` of ``text`` starts line ``line`` (1-based)."""
-    global _known_line
-    _known_line = (text, offset, line)
+    _known.line = (text, offset, line)
 
 
 def format_lines(lines: list[int]) -> str:

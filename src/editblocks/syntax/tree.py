@@ -8,6 +8,7 @@ with a message saying so.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -482,7 +483,8 @@ class Analysis:
         return bool(self.tree.root_node.has_error)
 
 
-_last: Analysis | None = None
+_last = threading.local()
+"""The last text analysed, per thread (each apply runs in one thread)."""
 
 
 def analyze(text: str, language: str) -> Analysis:
@@ -490,15 +492,14 @@ def analyze(text: str, language: str) -> Analysis:
 
     Raises :class:`SyntaxUnavailable` for a text over :data:`MAX_ANALYZED_CHARS`.
     """
-    global _last
-    last = _last
+    last: Analysis | None = getattr(_last, "analysis", None)
     if last is not None and last.language == language and (last.text is text or last.text == text):
         return last
     if len(text) > MAX_ANALYZED_CHARS:
         raise SyntaxUnavailable(f"the file is larger than {MAX_ANALYZED_CHARS // 1_000_000} MB, too large to read its syntax quickly")
     tree = parse(text, language)
     result = Analysis(text, language, tree, definitions(tree, language, text))
-    _last = result
+    _last.analysis = result
     return result
 
 
