@@ -46,9 +46,35 @@ class _Commands(click.Group):
 
 
 def _stdout() -> Console:
-    from rich.console import Console
+    from editblocks.cli.terminal import make_console
 
-    return Console(highlight=False)
+    return make_console()
+
+
+def make_console(*, stderr: bool = False) -> Console:
+    from editblocks.cli.terminal import make_console
+
+    return make_console(stderr=stderr)
+
+
+COLOR_KEY = "editblocks.color"
+
+
+def _set_color(ctx: click.Context, param: click.Parameter, value: bool | None) -> None:
+    if value is not None:
+        ctx.meta[COLOR_KEY] = value
+
+
+_color_option = click.option(
+    "--color/--no-color",
+    default=None,
+    expose_value=False,
+    is_eager=True,
+    callback=_set_color,
+    help="Style the output even when it is not a terminal, or never (NO_COLOR set: never, bold and italic too).",
+)
+
+_quiet_option = click.option("-q", "--quiet", is_flag=True, help="One line per block, nothing else.")
 
 
 def _read_reply(reply: str, limit: int = MAX_REPLY_BYTES) -> str:
@@ -131,6 +157,7 @@ def _refuse_with_review(*names: str) -> None:
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="editblocks")
+@_color_option
 def main() -> None:
     """Apply the edit blocks of a language model's reply to files, safely, and say what happened."""
 
@@ -176,6 +203,8 @@ def main() -> None:
 @_no_delete_option
 @_review_port_option
 @_no_token_option
+@_quiet_option
+@_color_option
 def apply(
     reply: str,
     root: str,
@@ -196,6 +225,7 @@ def apply(
     port: int | None = None,
     verify_syntax: bool = False,
     no_token: bool = False,
+    quiet: bool = False,
 ) -> None:
     """Apply the edit blocks in REPLY (a file, or - for standard input) to files under --root.
 
@@ -246,6 +276,7 @@ def apply(
                 base=base,
                 refuse_drift=refuse_drift,
                 verify_syntax=verify_syntax,
+                quiet=quiet,
             )
         )
     text = _read_reply(reply, int(max_reply_mb * 1024 * 1024))
@@ -253,11 +284,9 @@ def apply(
     if not parsed.blocks:
         if as_json:
             click.echo(json.dumps({"format": parsed.format, "results": [], "files_modified": [], "shell_suggestions": parsed.shell_suggestions, "warnings": [{"line": w.line, "message": w.message} for w in parsed.warnings]}, indent=2))
-        from rich.console import Console
-
         from editblocks.cli.terminal import print_warnings
 
-        print_warnings(Console(stderr=True, highlight=False), parsed.warnings)
+        print_warnings(make_console(stderr=True), parsed.warnings)
         raise UsageError("no edit blocks found in the reply")
     try:
         result = apply_edits(
@@ -285,7 +314,7 @@ def apply(
     else:
         from editblocks.cli.terminal import print_apply_result
 
-        print_apply_result(_stdout(), result, show_diffs=not no_diff)
+        print_apply_result(_stdout(), result, show_diffs=not no_diff, quiet=quiet)
     sys.exit(EXIT_OK if result.ok else EXIT_FAILED)
 
 
@@ -293,6 +322,7 @@ def apply(
 @click.argument("reply", default="-")
 @_format_option
 @click.option("--json", "as_json", is_flag=True, help="Print the blocks as JSON.")
+@_color_option
 def check(reply: str, fmt: str | None, as_json: bool) -> None:
     """Parse REPLY and list its edit blocks and warnings, without touching any file.
 
@@ -347,8 +377,6 @@ def convert(reply: str, target: str, fmt: str | None, root: str | None, match_le
     error. Exit status: 0 when every block was converted, 1 when some could not be, 2 for a
     usage error or a reply without edit blocks.
     """
-    from rich.console import Console
-
     from editblocks.pipeline.conversion import ConversionError, convert_reply
 
     if root is not None and not Path(root).is_dir():
@@ -361,7 +389,7 @@ def convert(reply: str, target: str, fmt: str | None, root: str | None, match_le
     if not done.blocks and not done.problems:
         raise UsageError("no edit blocks found in the reply")
     click.echo(done.text, nl=False)
-    err = Console(stderr=True, highlight=False)
+    err = make_console(stderr=True)
     for note in done.notes:
         err.print(f"note: {note}", markup=False)
     for problem in done.problems:
@@ -381,6 +409,7 @@ def formats() -> None:
 @click.option("--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder the edits were applied under.")
 @click.option("--list", "as_list", is_flag=True, help="Show the recorded applies, newest first, instead of undoing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
+@_color_option
 def undo(root: str, as_list: bool, as_json: bool) -> None:
     """Restore the files of the last apply under --root; files it created are deleted.
 
@@ -388,8 +417,6 @@ def undo(root: str, as_list: bool, as_json: bool) -> None:
     undo the apply before. Exit status: 0 when restored, 1 when refused or nothing to undo,
     2 for a usage error.
     """
-    from rich.console import Console
-
     from editblocks.files.journal import history as undo_history
     from editblocks.files.journal import undo as undo_last
 
@@ -410,7 +437,7 @@ def undo(root: str, as_list: bool, as_json: bool) -> None:
     except WorkspaceError as exc:
         if as_json:
             click.echo(json.dumps({"undone": None, "error": str(exc)}, indent=2))
-        Console(stderr=True, highlight=False).print(f"error: {exc}", markup=False)
+        make_console(stderr=True).print(f"error: {exc}", markup=False)
         sys.exit(EXIT_FAILED)
     if as_json:
         click.echo(json.dumps({"undone": done.entry.id, "restored": done.restored, "deleted": done.deleted, "unchanged": done.unchanged, "notes": list(done.notes)}, indent=2))
@@ -614,6 +641,7 @@ def prompt(files: tuple[str, ...], fmt: str, root: str, read_only: tuple[str, ..
 @_no_delete_option
 @_review_port_option
 @_no_token_option
+@_color_option
 def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, base_url: str | None, api_key: str | None, max_retries: int, dry_run: bool, timeout: float, root: str, read_only: tuple[str, ...], match_level: str | None, review: bool, no_diff: bool, as_json: bool, no_delete: bool = False, port: int | None = None, no_token: bool = False) -> None:
     """Ask a model for REQUEST (- reads it from standard input) on FILES, apply its edit blocks
     as they arrive, and send failed blocks back for corrections.
@@ -645,6 +673,7 @@ def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, b
 
 @main.command()
 @click.option("--keep", is_flag=True, help="Keep the demo folder and print its path.")
+@_color_option
 def demo(keep: bool) -> None:
     """Apply a sample reply to a copy of a small sample project, and show the result."""
     from editblocks.cli.terminal import print_apply_result

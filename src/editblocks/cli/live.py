@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 
 from editblocks.cli.progress import ProgressPrinter, RunDisplay, print_run_summary
-from editblocks.cli.terminal import print_apply_result, print_warnings
+from editblocks.cli.terminal import make_console, print_apply_result, print_warnings
 from editblocks.errors import UsageError
 from editblocks.files.workspace import TooLargeError, WorkspaceError
 from editblocks.pipeline.stream import ApplyStream
@@ -57,13 +56,13 @@ def _stdin_reader() -> tuple[Callable[[], bytes], bool]:
     return (lambda: os.read(fd, READ_SIZE)), piped
 
 
-def apply_stdin(root: str, *, as_json: bool, no_diff: bool, max_reply_bytes: int, **options: Any) -> int:
+def apply_stdin(root: str, *, as_json: bool, no_diff: bool, max_reply_bytes: int, quiet: bool = False, **options: Any) -> int:
     """Apply the reply on standard input, each block as soon as it is complete; returns the
     exit status. When the reply comes through a pipe, each block's status is printed as it is
     applied; the files are written when the reply has ended (nothing when it is cut short)."""
     read, piped = _stdin_reader()
-    console = Console(highlight=False)
-    printer = ProgressPrinter(console) if piped and not as_json else None
+    console = make_console()
+    printer = ProgressPrinter(console) if piped and not as_json and not quiet else None
     seen_text = False
     try:
         with ApplyStream(root, max_reply_bytes=max_reply_bytes, **options) as stream:
@@ -96,7 +95,7 @@ def apply_stdin(root: str, *, as_json: bool, no_diff: bool, max_reply_bytes: int
     except WorkspaceError as exc:
         raise _usage_error(str(exc)) from None
     except KeyboardInterrupt:
-        Console(stderr=True, highlight=False).print("stopped (Ctrl-C) before the reply ended: nothing was written", markup=False)
+        make_console(stderr=True).print("stopped (Ctrl-C) before the reply ended: nothing was written", markup=False)
         return EXIT_INTERRUPTED
     if as_json:
         payload = result.to_dict()
@@ -106,7 +105,7 @@ def apply_stdin(root: str, *, as_json: bool, no_diff: bool, max_reply_bytes: int
     else:
         if printer is not None:
             printer.changed_after_writing(result.results)
-        print_apply_result(console, result, show_diffs=not no_diff)
+        print_apply_result(console, result, show_diffs=not no_diff, quiet=quiet)
     if stream.interrupted:
         return EXIT_INTERRUPTED
     return EXIT_OK if result.ok else EXIT_FAILED
@@ -127,7 +126,7 @@ def _no_blocks(stream: ApplyStream, as_json: bool) -> None:
                 indent=2,
             )
         )
-    err = Console(stderr=True, highlight=False)
+    err = make_console(stderr=True)
     print_warnings(err, parsed.warnings)
     raise _usage_error("no edit blocks found in the reply")
 
@@ -209,7 +208,7 @@ def run_command(
         # Nothing is written here: the person applies the blocks from the page.
         dry_run, max_retries = True, 0
 
-    console = Console(highlight=False)
+    console = make_console()
     if server is not None and not as_json:
         console.print(f"The reply is shown as it arrives at {server.url} ; nothing is written until you press Apply there.")
     display = None if as_json else RunDisplay(console, model=model, max_retries=max_retries, dry_run=dry_run)
@@ -253,7 +252,7 @@ def run_command(
         server.finish()
         if not summary.interrupted and summary.error is None:
             # With --json, standard output holds the summary alone.
-            (Console(stderr=True, highlight=False) if as_json else console).print(
+            (make_console(stderr=True) if as_json else console).print(
                 f"Review and apply the blocks at {server.url} ; press Ctrl-C to stop."
             )
             try:

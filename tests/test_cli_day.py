@@ -1,0 +1,213 @@
+"""The command line in a developer's day: quiet and plain output, colour, messages that say
+what to do, paths, git, configuration (issue "A command line that fits a developer's day")."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from editblocks.cli import main
+
+from .helpers import sr, write_tree
+
+LONG_PATH = "src/click/some_rather_long_folder_name/utils_with_a_long_name.py"
+
+
+def run(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args), input=input, env=env)
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+def in_terminal(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
+    """The output of ``editblocks ARGS`` with standard output on a pseudo-terminal."""
+    master, slave = os.openpty()
+    full_env = {**os.environ, "COLUMNS": "100", **(env or {})}
+    full_env.pop("NO_COLOR", None) if env is None or "NO_COLOR" not in env else None
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "editblocks", *args], cwd=cwd, stdout=slave, stderr=subprocess.PIPE, env=full_env
+    )
+    os.close(slave)
+    chunks: list[bytes] = []
+    while True:
+        ready, _, _ = select.select([master], [], [], 60)
+        if not ready:
+            break
+        try:
+            data = os.read(master, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=60)
+    os.close(master)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    write_tree(root, {LONG_PATH: "def f():\n    return 1\n", "b.py": "y = 1\n"})
+    return root
+
+
+def reply_file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "reply.md"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+TWO = sr(LONG_PATH, "    return 1\n", "    return 2\n") + "\n" + sr("b.py", "no such line\n", "y = 2\n")
+
+
+# -- 1. output -----------------------------------------------------------------------------------
+
+
+def test_quiet_prints_one_line_per_block_and_nothing_else(project: Path, tmp_path: Path) -> None:
+    code, out, _ = run("apply", "-q", str(reply_file(tmp_path, TWO)), "--root", str(project))
+    assert code == 1
+    lines = out.splitlines()
+    assert len(lines) == 2, out
+    assert lines[0] == f"block 1 {LONG_PATH}: applied (exact, line 2)"
+    assert lines[1].startswith("block 2 b.py: failed: SEARCH text not found")
+    assert (project / LONG_PATH).read_text() == "def f():\n    return 2\n"
+
+
+def test_quiet_with_a_piped_reply_prints_one_line_per_block(project: Path) -> None:
+    code, out, _ = run("apply", "--quiet", "-", "--root", str(project), input=TWO)
+    assert code == 1
+    assert [line.split(":")[0] for line in out.splitlines()] == [f"block 1 {LONG_PATH}", "block 2 b.py"]
+
+
+def test_output_to_a_pipe_is_plain_lines_with_full_paths(project: Path, tmp_path: Path) -> None:
+    code, out, _ = run("apply", str(reply_file(tmp_path, TWO)), "--root", str(project))
+    assert code == 1
+    assert f"block 1 {LONG_PATH}: applied (exact, line 2)" in out.splitlines()[1]
+    assert "…" not in out and "┃" not in out and "│" not in out  # no table, no cut cells
+    assert f"+++ b/{LONG_PATH}" in out
+    assert "1 applied, 1 failed, 0 skipped" in out
+    code, out, _ = run("check", str(reply_file(tmp_path, TWO)))
+    assert f"reply line 3: diff edit {LONG_PATH}" in out and "…" not in out
+
+
+def test_a_terminal_gets_the_table_with_whole_paths(project: Path, tmp_path: Path) -> None:
+    out = in_terminal(["check", str(reply_file(tmp_path, TWO))], project)
+    assert "Edit blocks (diff)" in out
+    assert "…" not in out  # the file column folds rather than cuts
+    assert "\x1b[" in out  # styled
+
+
+def test_no_color_variable_drops_bold_and_italic_too(project: Path, tmp_path: Path) -> None:
+    out = in_terminal(["check", str(reply_file(tmp_path, TWO))], project, env={"NO_COLOR": "1"})
+    assert "Edit blocks (diff)" in out
+    assert "\x1b[" not in out
+
+
+def test_no_color_flag_in_a_terminal_and_color_flag_in_a_pipe(project: Path, tmp_path: Path) -> None:
+    out = in_terminal(["check", "--no-color", str(reply_file(tmp_path, TWO))], project)
+    assert "Edit blocks" in out and "\x1b[" not in out
+    out = in_terminal(["--no-color", "check", str(reply_file(tmp_path, TWO))], project)
+    assert "\x1b[" not in out
+    _, out, _ = run("apply", "--color", "--dry-run", str(reply_file(tmp_path, TWO)), "--root", str(project))
+    assert "\x1b[" in out
+    _, out, _ = run("apply", "--dry-run", str(reply_file(tmp_path, TWO)), "--root", str(project))
+    assert "\x1b[" not in out
+
+
+# -- 2. failure reasons and JSON -----------------------------------------------------------------
+
+
+def test_a_long_quoted_line_is_cut_with_an_ellipsis(tmp_path: Path) -> None:
+    long_line = "value = compute_something(" + ", ".join(f"argument_{i}" for i in range(20)) + ")"
+    root = tmp_path / "p"
+    write_tree(root, {"a.py": f"def f():\n    {long_line}\n    return value\n"})
+    wrong = long_line.replace("argument_3", "argument_three")
+    reply = reply_file(tmp_path, sr("a.py", f"def f():\n    {wrong}\n    return value\n", "pass\n"))
+    code, out, _ = run("apply", "-q", str(reply), "--root", str(root), "--match", "exact")
+    assert code == 1
+    assert f"{long_line[:70]}…'" in out, out
+
+
+def test_a_near_match_is_never_shown_as_100_percent() -> None:
+    from editblocks.quoting import percent
+
+    assert percent(0.996) == "99%"
+    assert percent(1.0) == "100%"
+    assert percent(0.5) == "50%"
+
+
+def test_a_fuzzy_match_shows_less_than_100_percent(tmp_path: Path) -> None:
+    body = "".join(f"    line_number_{i} = compute_value({i}, other_argument_{i})\n" for i in range(60))
+    root = tmp_path / "p"
+    write_tree(root, {"a.py": "def f():\n" + body})
+    search = body.replace("line_number_30 =", "line_numbr_30 =")
+    reply = reply_file(tmp_path, sr("a.py", search, search.replace("compute_value(59", "compute(59")))
+    code, out, _ = run("apply", "-q", str(reply), "--root", str(root))
+    assert code == 0, out
+    assert "fuzzy" in out and "100%" not in out
+
+
+def test_a_mixed_reply_is_titled_mixed_and_json_names_each_blocks_format(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    write_tree(root, {"a.py": "x = 1\n", "b.py": "y = 1\n"})
+    udiff = "```diff\n--- a/b.py\n+++ b/b.py\n@@ -1 +1 @@\n-y = 1\n+y = 2\n```\n"
+    reply = reply_file(tmp_path, sr("a.py", "x = 1\n", "x = 2\n") + "\n" + udiff)
+    _, out, _ = run("check", str(reply))
+    assert "edit blocks (mixed (diff, udiff))" in out
+    _, out, _ = run("apply", "--dry-run", str(reply), "--root", str(root))
+    assert out.startswith("edit blocks (mixed (diff, udiff))")
+    _, out, _ = run("apply", "--json", str(reply), "--root", str(root))
+    payload = json.loads(out)
+    assert [r["format"] for r in payload["results"]] == ["diff", "udiff"]
+    assert payload["feedback"] is None
+
+
+def test_json_carries_the_feedback_message(project: Path, tmp_path: Path) -> None:
+    code, out, _ = run("apply", "--json", str(reply_file(tmp_path, TWO)), "--root", str(project))
+    assert code == 1
+    payload = json.loads(out)
+    assert payload["feedback"].startswith("1 of 2 edit blocks failed to apply")
+    assert "Block 2 for b.py failed" in payload["feedback"]
+
+
+# -- 3. messages that say what to do -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reply", "words"),
+    [
+        ("a.py\n```\n<<<<<<< SEARCH\n=======\nnew\n>>>>>>> REPLACE\n```\n", "put the lines to replace in SEARCH"),
+        ("*** Begin Patch\n*** Add File: a.py\n+new\n*** End Patch\n", "*** Update File with context lines"),
+        ("```diff\n--- /dev/null\n+++ b/a.py\n@@ -0,0 +1 @@\n+new\n```\n", "hunk (--- a/path, +++ b/path) with context lines"),
+    ],
+)
+def test_creating_an_existing_file_says_how_in_the_formats_own_words(tmp_path: Path, reply: str, words: str) -> None:
+    root = tmp_path / "p"
+    write_tree(root, {"a.py": "old\n"})
+    code, out, _ = run("apply", "-q", str(reply_file(tmp_path, reply)), "--root", str(root))
+    assert code == 1
+    assert words in out, out
+    assert "anchor" not in out
+
+
+# -- 4. paths ------------------------------------------------------------------------------------
+
+
+def test_a_wrong_folder_gets_a_suggestion_that_is_not_applied(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    write_tree(root, {"src/click/utils.py": "x = 1\n"})
+    reply = reply_file(tmp_path, sr("lib/utils.py", "x = 1\n", "x = 2\n"))
+    code, out, _ = run("apply", "-q", str(reply), "--root", str(root))
+    assert code == 1
+    assert "did you mean src/click/utils.py?" in out
+    assert (root / "src/click/utils.py").read_text() == "x = 1\n"
+    assert not (root / "lib").exists()
