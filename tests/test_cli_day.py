@@ -211,3 +211,40 @@ def test_a_wrong_folder_gets_a_suggestion_that_is_not_applied(tmp_path: Path) ->
     assert "did you mean src/click/utils.py?" in out
     assert (root / "src/click/utils.py").read_text() == "x = 1\n"
     assert not (root / "lib").exists()
+
+
+WHOLE = "Here is the file:\n\nsrc/a.py\n```python\ndef f():\n    return 3\n```\n"
+
+
+@pytest.mark.parametrize("how", ["file", "stdin", "check"])
+def test_a_whole_file_reply_says_how_to_apply_it(tmp_path: Path, how: str) -> None:
+    root = tmp_path / "p"
+    write_tree(root, {"src/a.py": "def f():\n    return 1\n"})
+    if how == "stdin":
+        code, _, err = run("apply", "-", "--root", str(root), input=WHOLE)
+    elif how == "check":
+        code, _, err = run("check", str(reply_file(tmp_path, WHOLE)))
+    else:
+        code, _, err = run("apply", str(reply_file(tmp_path, WHOLE)), "--root", str(root))
+    assert code == 2
+    assert "no edit blocks found in the reply; it looks like whole files (src/a.py)" in err
+    assert "--format whole" in err
+    assert (root / "src/a.py").read_text() == "def f():\n    return 1\n"
+    code, _, _ = run("apply", str(reply_file(tmp_path, WHOLE)), "--root", str(root), "--format", "whole")
+    assert code == 0 and (root / "src/a.py").read_text() == "def f():\n    return 3\n"
+
+
+def test_match_ast_without_the_extra_is_a_usage_error_naming_it(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "tree_sitter", None)
+    code, _, err = run("apply", str(reply_file(tmp_path, TWO)), "--root", str(project), "--match", "ast")
+    assert code == 2
+    assert "pip install 'editblocks[ast]'" in err
+    assert (project / LONG_PATH).read_text() == "def f():\n    return 1\n"
+
+
+def test_prompt_messages_without_a_request_is_a_usage_error(tmp_path: Path) -> None:
+    code, out, err = run("prompt", "--messages", "--root", str(tmp_path))
+    assert code == 2 and out == ""
+    assert "--messages needs --request" in err
+    code, out, _ = run("prompt", "--messages", "--request", "add a test", "--root", str(tmp_path))
+    assert code == 0 and json.loads(out)[-1]["content"].startswith("add a test")

@@ -137,6 +137,32 @@ _no_token_option = click.option(
 )
 
 
+def no_blocks_message(text: str, fmt: str | None) -> str:
+    """"no edit blocks found", and when the reply reads as whole files, how to apply them."""
+    if fmt is None:
+        from editblocks.reading.reader import parse_response
+
+        whole = parse_response(text, "whole").blocks
+        if whole:
+            paths = list(dict.fromkeys(b.file_path for b in whole))
+            listed = ", ".join(paths[:5]) + (", ..." if len(paths) > 5 else "")
+            return (
+                f"no edit blocks found in the reply; it looks like whole files ({listed}): "
+                "to write them, apply it with --format whole"
+            )
+    return "no edit blocks found in the reply"
+
+
+def check_match_level(level: str | None) -> None:
+    """``--match ast`` needs the ast extra: a usage error naming it when it is missing."""
+    if level != "ast":
+        return
+    from editblocks.syntax.tree import INSTALL_HINT, missing
+
+    if missing():
+        raise UsageError(f"--match ast needs syntax support, which is not installed: {INSTALL_HINT}")
+
+
 def _port_needs_review(port: int | None, review: bool) -> None:
     if port is not None and not review:
         raise UsageError("--port is the review page's port: use it with --review")
@@ -238,6 +264,7 @@ def apply(
 
     if not Path(root).is_dir():
         raise UsageError(f"root folder not found: {root}")
+    check_match_level(match_level)
     _port_needs_review(port, review)
     if no_token and not review:
         raise UsageError("--no-token is for the review page: use it with --review")
@@ -287,7 +314,7 @@ def apply(
         from editblocks.cli.terminal import print_warnings
 
         print_warnings(make_console(stderr=True), parsed.warnings)
-        raise UsageError("no edit blocks found in the reply")
+        raise UsageError(no_blocks_message(text, fmt))
     try:
         result = apply_edits(
             parsed,
@@ -332,7 +359,8 @@ def check(reply: str, fmt: str | None, as_json: bool) -> None:
     from editblocks.cli.terminal import print_parsed
     from editblocks.reading.reader import parse_response
 
-    parsed = parse_response(_read_reply(reply), fmt)
+    text = _read_reply(reply)
+    parsed = parse_response(text, fmt)
     if as_json:
         click.echo(
             json.dumps(
@@ -360,6 +388,7 @@ def check(reply: str, fmt: str | None, as_json: bool) -> None:
     else:
         print_parsed(_stdout(), parsed)
     if not parsed.blocks:
+        click.echo(f"error: {no_blocks_message(text, fmt)}", err=True)
         sys.exit(EXIT_USAGE)
     sys.exit(EXIT_FAILED if parsed.warnings else EXIT_OK)
 
@@ -387,7 +416,7 @@ def convert(reply: str, target: str, fmt: str | None, root: str | None, match_le
     except (ConversionError, WorkspaceError) as exc:
         raise UsageError(str(exc)) from None
     if not done.blocks and not done.problems:
-        raise UsageError("no edit blocks found in the reply")
+        raise UsageError(no_blocks_message(text, fmt))
     click.echo(done.text, nl=False)
     err = make_console(stderr=True)
     for note in done.notes:
@@ -491,6 +520,7 @@ def serve(
     """
     if not Path(root).is_dir():
         raise UsageError(f"root folder not found: {root}")
+    check_match_level(match_level)
     _serve_review(
         root, reply, host, port, fmt, match_level, False, False, open_browser,
         allow_delete=not no_delete, token=not no_token,
@@ -594,6 +624,8 @@ def prompt(files: tuple[str, ...], fmt: str, root: str, read_only: tuple[str, ..
 
     if not Path(root).is_dir():
         raise UsageError(f"root folder not found: {root}")
+    if as_messages and not request:
+        raise UsageError("--messages needs --request (the request that ends the messages; - reads it from standard input)")
 
     def under_root(path: str) -> str:
         # An absolute path inside the root is accepted and shown relative to it.
@@ -656,6 +688,7 @@ def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, b
     """
     from editblocks.cli.live import run_command
 
+    check_match_level(match_level)
     _port_needs_review(port, review)
     if no_token and not review:
         raise UsageError("--no-token is for the review page: use it with --review")

@@ -64,6 +64,7 @@ def apply_stdin(root: str, *, as_json: bool, no_diff: bool, max_reply_bytes: int
     console = make_console()
     printer = ProgressPrinter(console) if piped and not as_json and not quiet else None
     seen_text = False
+    received: list[bytes] = []
     try:
         with ApplyStream(root, max_reply_bytes=max_reply_bytes, **options) as stream:
             while True:
@@ -73,6 +74,7 @@ def apply_stdin(root: str, *, as_json: bool, no_diff: bool, max_reply_bytes: int
                 if b"\x00" in data:
                     raise _usage_error("reply in standard input is binary data, not text")
                 seen_text = seen_text or bool(data.strip())
+                received.append(data)
                 for event in stream.feed(data):
                     if printer is not None:
                         printer.event(event)
@@ -84,7 +86,7 @@ def apply_stdin(root: str, *, as_json: bool, no_diff: bool, max_reply_bytes: int
             if not seen_text:
                 raise _usage_error("reply in standard input is empty")
             if not stream.blocks:
-                _no_blocks(stream, as_json)
+                _no_blocks(stream, as_json, b"".join(received), options.get("format"))
             result = stream.write()
     except ReplyDecodeError as exc:
         raise _usage_error(f"{exc} (in standard input); nothing was written") from None
@@ -111,7 +113,7 @@ def apply_stdin(root: str, *, as_json: bool, no_diff: bool, max_reply_bytes: int
     return EXIT_OK if result.ok else EXIT_FAILED
 
 
-def _no_blocks(stream: ApplyStream, as_json: bool) -> None:
+def _no_blocks(stream: ApplyStream, as_json: bool, data: bytes, fmt: str | None) -> None:
     parsed = stream.parser.response()
     if as_json:
         click.echo(
@@ -128,7 +130,10 @@ def _no_blocks(stream: ApplyStream, as_json: bool) -> None:
         )
     err = make_console(stderr=True)
     print_warnings(err, parsed.warnings)
-    raise _usage_error("no edit blocks found in the reply")
+    from editblocks.cli import no_blocks_message
+    from editblocks.reading.stream import decode_reply
+
+    raise _usage_error(no_blocks_message(decode_reply(data), fmt))
 
 
 # -- editblocks run -------------------------------------------------------------------------------
