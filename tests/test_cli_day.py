@@ -248,3 +248,85 @@ def test_prompt_messages_without_a_request_is_a_usage_error(tmp_path: Path) -> N
     assert "--messages needs --request" in err
     code, out, _ = run("prompt", "--messages", "--request", "add a test", "--root", str(tmp_path))
     assert code == 0 and json.loads(out)[-1]["content"].startswith("add a test")
+
+
+# -- 5. git --------------------------------------------------------------------------------------
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    write_tree(root, {"a.py": "x = 1\n", "b.py": "y = 1\n", "src/pkg/util.py": "def f():\n    return 1\n"})
+    git(root, "init", "-q")
+    git(root, "config", "user.email", "dev@example.com")
+    git(root, "config", "user.name", "Dev")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "init")
+    return root
+
+
+COMMITTED = sr("a.py", "x = 1\n", "x = 2\n") + "\n" + sr("new.py", "", "z = 1\n")
+
+
+def test_commit_commits_exactly_the_files_the_apply_wrote(repo: Path, tmp_path: Path) -> None:
+    (repo / "b.py").write_text("y = 3\n")
+    git(repo, "add", "b.py")  # staged before: stays staged, not committed
+    (repo / "notes.txt").write_text("untracked\n")
+    code, _, _ = run("apply", str(reply_file(tmp_path, COMMITTED)), "--root", str(repo), "--commit", "-q")
+    assert code == 0
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == ["a.py", "new.py"]
+    message = git(repo, "log", "-1", "--format=%B")
+    assert message.startswith("Apply edit blocks from reply.md to a.py, new.py")
+    assert "- block 1 a.py (reply line 3): applied (exact, line 1)" in message
+    assert "- block 2 new.py" in message
+    assert git(repo, "status", "--porcelain").splitlines() == ["M  b.py", "?? notes.txt"]
+
+
+def test_commit_with_a_message(repo: Path, tmp_path: Path) -> None:
+    code, _, _ = run("apply", str(reply_file(tmp_path, COMMITTED)), "--root", str(repo), "--commit=Bump x")
+    assert code == 0
+    assert git(repo, "log", "-1", "--format=%s").strip() == "Bump x"
+
+
+def test_undo_of_a_committed_apply_removes_the_commit(repo: Path, tmp_path: Path) -> None:
+    (repo / "b.py").write_text("y = 3\n")
+    git(repo, "add", "b.py")
+    head = git(repo, "rev-parse", "HEAD")
+    run("apply", str(reply_file(tmp_path, COMMITTED)), "--root", str(repo), "--commit")
+    assert git(repo, "rev-parse", "HEAD") != head
+    code, out, _ = run("undo", "--root", str(repo))
+    assert code == 0, out
+    assert "removed (git reset --soft HEAD~1)" in out
+    assert git(repo, "rev-parse", "HEAD") == head
+    assert (repo / "a.py").read_text() == "x = 1\n" and not (repo / "new.py").exists()
+    assert git(repo, "status", "--porcelain").splitlines() == ["M  b.py"]
+
+
+def test_undo_refuses_when_later_commits_follow_the_applys_commit(repo: Path, tmp_path: Path) -> None:
+    run("apply", str(reply_file(tmp_path, COMMITTED)), "--root", str(repo), "--commit")
+    (repo / "b.py").write_text("y = 9\n")
+    git(repo, "commit", "-qam", "later work")
+    head = git(repo, "rev-parse", "HEAD")
+    code, _, err = run("undo", "--root", str(repo))
+    assert code == 1
+    assert "refused" in err and "1 later commit(s) follow it" in err and "git revert" in err
+    assert git(repo, "rev-parse", "HEAD") == head
+    assert (repo / "a.py").read_text() == "x = 2\n" and (repo / "new.py").exists()
+
+
+def test_undo_list_shows_when_which_reply_and_files_and_drops_applies_whose_files_are_gone(repo: Path, tmp_path: Path) -> None:
+    run("apply", str(reply_file(tmp_path, sr("new.py", "", "z = 1\n"))), "--root", str(repo))
+    run("apply", "-", "--root", str(repo), input="Make x two.\n\n" + sr("a.py", "x = 1\n", "x = 2\n"))
+    code, out, _ = run("undo", "--list", "--root", str(repo))
+    assert code == 0
+    lines = out.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("#2  20") and "Make x two." in lines[0] and "a.py (changed)" in lines[0]
+    assert "reply.md" in lines[1] and "new.py (created)" in lines[1]
+    (repo / "new.py").unlink()
+    _, out, _ = run("undo", "--list", "--root", str(repo))
+    assert len(out.splitlines()) == 1 and "new.py" not in out

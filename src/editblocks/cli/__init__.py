@@ -21,6 +21,8 @@ from editblocks.formats import FORMATS
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from editblocks.models import ApplyResult
+
 # Each command imports what it needs when it runs: --help and a one-block apply load little.
 
 MAX_REPLY_BYTES = 50 * 1024 * 1024
@@ -153,6 +155,49 @@ def no_blocks_message(text: str, fmt: str | None) -> str:
     return "no edit blocks found in the reply"
 
 
+def reply_label(reply: str, text: str) -> str:
+    """Which reply, for the undo list and commit messages: its file name, or its first line."""
+    if reply != "-":
+        return Path(reply).name
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "standard input")
+    return first if len(first) <= 60 else first[:60] + "…"
+
+
+def commit_message(result: ApplyResult, label: str) -> str:
+    """The message of ``apply --commit`` without one: the reply and files, then every block."""
+    files = ", ".join(result.files_modified[:5]) + (", ..." if len(result.files_modified) > 5 else "")
+    lines = [f"Apply edit blocks from {label} to {files}", ""]
+    for i, r in enumerate(result.results, start=1):
+        how = ", ".join(x for x in (r.strategy, None if r.estimated_line is None else f"line {r.estimated_line}") if x)
+        lines.append(f"- block {i} {r.file_path} (reply line {r.reply_line}): {r.status.value}" + (f" ({how})" if how else ""))
+    return "\n".join(lines) + "\n"
+
+
+def finish_apply(root: str, result: ApplyResult, label: str, commit: str | None) -> str | None:
+    """After an apply that wrote files: note which reply it was in the undo journal, and with
+    ``commit`` (``--commit``; "" for the default message) commit exactly the files it wrote.
+    Returns an error message when the commit failed."""
+    if result.dry_run or not result.files_modified:
+        return None
+    from editblocks.files.journal import Journal
+    from editblocks.files.workspace import Workspace
+
+    workspace = Workspace(root)
+    book = Journal(workspace.root)
+    entry = book.entry_for(result.files_modified)
+    if commit is None:
+        if entry is not None:
+            book.annotate(entry, reply=label)
+        return None
+    index = entry.git_index if entry is not None and entry.git_index else workspace.git_index(result.files_modified)
+    sha, error = workspace.git_commit(result.files_modified, commit or commit_message(result, label))
+    if entry is not None:
+        if sha is not None and index is not None:
+            entry.git_index = index
+        book.annotate(entry, reply=label, git_commit=sha)
+    return None if error is None else f"git commit: {error}"
+
+
 def check_match_level(level: str | None) -> None:
     """``--match ast`` needs the ast extra: a usage error naming it when it is missing."""
     if level != "ast":
@@ -229,6 +274,15 @@ def main() -> None:
 @_no_delete_option
 @_review_port_option
 @_no_token_option
+@click.option(
+    "--commit",
+    "commit",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[MESSAGE]",
+    help="Commit exactly the files the apply wrote (MESSAGE, or one listing the blocks); 'editblocks undo' removes the commit while it is HEAD. Put it after REPLY, or write --commit=MESSAGE.",
+)
 @_quiet_option
 @_color_option
 def apply(
@@ -252,6 +306,7 @@ def apply(
     verify_syntax: bool = False,
     no_token: bool = False,
     quiet: bool = False,
+    commit: str | None = None,
 ) -> None:
     """Apply the edit blocks in REPLY (a file, or - for standard input) to files under --root.
 
@@ -270,7 +325,7 @@ def apply(
         raise UsageError("--no-token is for the review page: use it with --review")
     if review:
         _refuse_with_review(
-            "dry_run", "as_json", "no_diff", "atomic", "base_dir", "refuse_drift", "max_reply_mb", "max_file_mb", "verify_syntax"
+            "dry_run", "as_json", "no_diff", "atomic", "base_dir", "refuse_drift", "max_reply_mb", "max_file_mb", "verify_syntax", "commit", "quiet"
         )
         _serve_review(
             root, reply, None, port, fmt, match_level, continue_after_failure, git_add, None,
@@ -304,6 +359,7 @@ def apply(
                 refuse_drift=refuse_drift,
                 verify_syntax=verify_syntax,
                 quiet=quiet,
+                commit=commit,
             )
         )
     text = _read_reply(reply, int(max_reply_mb * 1024 * 1024))
@@ -333,16 +389,21 @@ def apply(
         )
     except WorkspaceError as exc:
         raise UsageError(str(exc)) from None
+    commit_error = finish_apply(root, result, reply_label(reply, text), commit)
     if as_json:
         payload = result.to_dict()
         if dry_run or not no_diff:
             payload["diffs"] = result.diffs
+        if commit_error:
+            payload["commit_error"] = commit_error
         click.echo(json.dumps(payload, indent=2))
     else:
         from editblocks.cli.terminal import print_apply_result
 
         print_apply_result(_stdout(), result, show_diffs=not no_diff, quiet=quiet)
-    sys.exit(EXIT_OK if result.ok else EXIT_FAILED)
+    if commit_error:
+        click.echo(f"error: {commit_error}", err=True)
+    sys.exit(EXIT_OK if result.ok and not commit_error else EXIT_FAILED)
 
 
 @main.command()
@@ -453,13 +514,13 @@ def undo(root: str, as_list: bool, as_json: bool) -> None:
         raise UsageError(f"root folder not found: {root}")
     console = _stdout()
     if as_list:
-        entries = undo_history(root)
+        entries = undo_history(root, existing=True)
         if as_json:
             click.echo(json.dumps([e.to_dict() for e in entries], indent=2))
         elif not entries:
             console.print("no apply has been recorded under this root", highlight=False, markup=False)
         for entry in [] if as_json else entries:
-            console.print(entry.describe(), highlight=False, markup=False)
+            console.print(entry.describe(), highlight=False, markup=False, soft_wrap=True)
         return
     try:
         done = undo_last(root)

@@ -56,7 +56,9 @@ def _stdin_reader() -> tuple[Callable[[], bytes], bool]:
     return (lambda: os.read(fd, READ_SIZE)), piped
 
 
-def apply_stdin(root: str, *, as_json: bool, no_diff: bool, max_reply_bytes: int, quiet: bool = False, **options: Any) -> int:
+def apply_stdin(
+    root: str, *, as_json: bool, no_diff: bool, max_reply_bytes: int, quiet: bool = False, commit: str | None = None, **options: Any
+) -> int:
     """Apply the reply on standard input, each block as soon as it is complete; returns the
     exit status. When the reply comes through a pipe, each block's status is printed as it is
     applied; the files are written when the reply has ended (nothing when it is cut short)."""
@@ -99,18 +101,26 @@ def apply_stdin(root: str, *, as_json: bool, no_diff: bool, max_reply_bytes: int
     except KeyboardInterrupt:
         make_console(stderr=True).print("stopped (Ctrl-C) before the reply ended: nothing was written", markup=False)
         return EXIT_INTERRUPTED
+    from editblocks.cli import finish_apply, reply_label
+
+    text = b"".join(received[:4])[:4096].decode("utf-8", "replace")
+    commit_error = finish_apply(root, result, reply_label("-", text), commit)
     if as_json:
         payload = result.to_dict()
         if result.dry_run or not no_diff:
             payload["diffs"] = result.diffs
+        if commit_error:
+            payload["commit_error"] = commit_error
         click.echo(json.dumps(payload, indent=2))
     else:
         if printer is not None:
             printer.changed_after_writing(result.results)
         print_apply_result(console, result, show_diffs=not no_diff, quiet=quiet)
+    if commit_error:
+        click.echo(f"error: {commit_error}", err=True)
     if stream.interrupted:
         return EXIT_INTERRUPTED
-    return EXIT_OK if result.ok else EXIT_FAILED
+    return EXIT_OK if result.ok and not commit_error else EXIT_FAILED
 
 
 def _no_blocks(stream: ApplyStream, as_json: bool, data: bytes, fmt: str | None) -> None:
