@@ -460,7 +460,8 @@ def check(reply: str, fmt: str | None, as_json: bool) -> None:
 @_format_option
 @click.option("--root", type=click.Path(file_okay=False), default=None, help="Project folder: blocks are located in its files, so elisions are resolved, line numbers computed, and edits can become whole files.")
 @click.option("--match", "match_level", type=click.Choice(["exact", "tolerant", "fuzzy"]), default=None, help="With --root: how tolerant locating the blocks is.")
-def convert(reply: str, target: str, fmt: str | None, root: str | None, match_level: str | None) -> None:
+@click.option("--fence", is_flag=True, help="With --to udiff --root: put the patch in a ```diff Markdown fence (without it, git apply and patch -p1 take the output as it is).")
+def convert(reply: str, target: str, fmt: str | None, root: str | None, match_level: str | None, fence: bool = False) -> None:
     """Rewrite the edit blocks of REPLY (a file, or - for standard input) in another format.
 
     The converted reply goes to standard output and what could not be converted to standard
@@ -473,12 +474,15 @@ def convert(reply: str, target: str, fmt: str | None, root: str | None, match_le
         raise UsageError(f"root folder not found: {root}")
     text = _read_reply(reply)
     try:
-        done = convert_reply(text, target, root=root, format=fmt, match=match_level)
+        done = convert_reply(text, target, root=root, format=fmt, match=match_level, fence=fence)
     except (ConversionError, WorkspaceError) as exc:
         raise UsageError(str(exc)) from None
     if not done.blocks and not done.problems:
         raise UsageError(no_blocks_message(text, fmt))
-    click.echo(done.text, nl=False)
+    # As bytes: a patch keeps each file's own line endings (CRLF too).
+    sys.stdout.flush()
+    sys.stdout.buffer.write(done.text.encode("utf-8"))
+    sys.stdout.buffer.flush()
     err = make_console(stderr=True)
     for note in done.notes:
         err.print(f"note: {note}", markup=False)
