@@ -330,3 +330,23 @@ def test_undo_list_shows_when_which_reply_and_files_and_drops_applies_whose_file
     (repo / "new.py").unlink()
     _, out, _ = run("undo", "--list", "--root", str(repo))
     assert len(out.splitlines()) == 1 and "new.py" not in out
+
+
+def test_from_a_subfolder_the_root_defaults_to_the_repositorys_top_level(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(repo / "src" / "pkg")
+    reply = reply_file(tmp_path, sr("src/pkg/util.py", "    return 1\n", "    return 2\n"))
+    code, _, err = run("apply", "-q", str(reply))
+    assert code == 0
+    assert err.count("repository's top level") == 1 and str(repo) in err
+    assert (repo / "src/pkg/util.py").read_text() == "def f():\n    return 2\n"
+    assert not (repo / "src/pkg/src").exists()
+
+
+def test_from_a_subfolder_paths_under_it_stay_there(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(repo / "src" / "pkg")
+    code, _, err = run("apply", "-q", str(reply_file(tmp_path, sr("util.py", "    return 1\n", "    return 3\n"))))
+    assert code == 0 and "top level" not in err
+    assert (repo / "src/pkg/util.py").read_text() == "def f():\n    return 3\n"
+    # An explicit --root is never changed.
+    code, _, err = run("apply", "-q", str(reply_file(tmp_path, sr("src/pkg/util.py", "x\n", "y\n"))), "--root", ".")
+    assert code == 1 and "top level" not in err

@@ -198,6 +198,18 @@ def finish_apply(root: str, result: ApplyResult, label: str, commit: str | None)
     return None if error is None else f"git commit: {error}"
 
 
+def git_top_root(paths: list[str], cwd: Path | None = None) -> Path | None:
+    """The top level of the git repository around ``cwd`` (default: the current folder) when
+    ``cwd`` is a subfolder of it and the reply's ``paths`` name files there and none under ``cwd``."""
+    here = (cwd or Path.cwd()).resolve()
+    top = next((p for p in [here, *here.parents] if (p / ".git").exists()), None)
+    if top is None or top == here or not paths:
+        return None
+    if any((here / p).exists() for p in paths):
+        return None
+    return top if any((top / p).exists() for p in paths) else None
+
+
 def check_match_level(level: str | None) -> None:
     """``--match ast`` needs the ast extra: a usage error naming it when it is missing."""
     if level != "ast":
@@ -364,6 +376,11 @@ def apply(
         )
     text = _read_reply(reply, int(max_reply_mb * 1024 * 1024))
     parsed = parse_response(text, fmt)
+    if click.get_current_context().get_parameter_source("root") is ParameterSource.DEFAULT:
+        top = git_top_root([b.file_path for b in parsed.blocks])
+        if top is not None:
+            root = str(top)
+            click.echo(f"note: the reply's paths are relative to the repository's top level; applying under {root} (--root)", err=True)
     if not parsed.blocks:
         if as_json:
             click.echo(json.dumps({"format": parsed.format, "results": [], "files_modified": [], "shell_suggestions": parsed.shell_suggestions, "warnings": [{"line": w.line, "message": w.message} for w in parsed.warnings]}, indent=2))
