@@ -350,3 +350,44 @@ def test_from_a_subfolder_paths_under_it_stay_there(repo: Path, tmp_path: Path, 
     # An explicit --root is never changed.
     code, _, err = run("apply", "-q", str(reply_file(tmp_path, sr("src/pkg/util.py", "x\n", "y\n"))), "--root", ".")
     assert code == 1 and "top level" not in err
+
+
+# -- 6. configuration ----------------------------------------------------------------------------
+
+
+def test_settings_come_from_pyproject_then_the_environment_then_flags(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project = tmp_path / "proj"
+    write_tree(project, {"pyproject.toml": '[tool.editblocks]\natomic = true\nroot = "code"\nmatch = "exact"\n', "code/a.py": "x = 1\n", "code/b.py": "y = 1\n"})
+    monkeypatch.chdir(project)
+    for key in ("ROOT", "FORMAT", "MATCH", "ATOMIC", "CONTINUE_AFTER_FAILURE", "MODEL", "BASE_URL"):
+        monkeypatch.delenv(f"EDITBLOCKS_{key}", raising=False)
+    reply = reply_file(tmp_path, sr("a.py", "x = 1\n", "x = 2\n") + sr("b.py", "nope\n", "y = 2\n"))
+    # atomic from the file: nothing written, under the configured root
+    code, _, _ = run("apply", "-q", str(reply))
+    assert code == 1 and (project / "code/a.py").read_text() == "x = 1\n"
+    # the environment overrides the file
+    code, _, _ = run("apply", "-q", str(reply), env={"EDITBLOCKS_ATOMIC": "false"})
+    assert code == 1 and (project / "code/a.py").read_text() == "x = 2\n"
+    run("undo")
+    assert (project / "code/a.py").read_text() == "x = 1\n"
+    # a flag overrides both
+    code, _, _ = run("apply", "-q", str(reply), "--no-atomic")
+    assert (project / "code/a.py").read_text() == "x = 2\n"
+    code, out, _ = run("config", env={"EDITBLOCKS_MODEL": "local-model"})
+    assert code == 0
+    lines = {line.split()[0]: line for line in out.splitlines()}
+    assert f"{project / 'code'}" in lines["root"] and "(" + str(project / "pyproject.toml") + ")" in lines["root"]
+    assert "true" in lines["atomic"] and "exact" in lines["match"]
+    assert "local-model  (EDITBLOCKS_MODEL)" in lines["model"]
+    assert "(default)" in lines["format"]
+
+
+def test_editblocks_toml_and_a_bad_setting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_tree(tmp_path / "p", {".editblocks.toml": 'format = "udiff"\n'})
+    monkeypatch.chdir(tmp_path / "p")
+    monkeypatch.delenv("EDITBLOCKS_FORMAT", raising=False)
+    _, out, _ = run("config")
+    assert "udiff  (" + str(tmp_path / "p" / ".editblocks.toml") + ")" in out
+    (tmp_path / "p" / ".editblocks.toml").write_text('match = "psychic"\n')
+    code, _, err = run("config")
+    assert code == 2 and "match in" in err and "psychic" in err

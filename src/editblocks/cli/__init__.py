@@ -241,8 +241,36 @@ def _refuse_with_review(*names: str) -> None:
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="editblocks")
 @_color_option
-def main() -> None:
-    """Apply the edit blocks of a language model's reply to files, safely, and say what happened."""
+@click.pass_context
+def main(ctx: click.Context) -> None:
+    """Apply the edit blocks of a language model's reply to files, safely, and say what happened.
+
+    Defaults come from [tool.editblocks] in pyproject.toml or .editblocks.toml, then EDITBLOCKS_*
+    variables; options given override both ('editblocks config' shows the effective settings).
+    """
+    from editblocks.cli.config import load
+
+    settings = load()
+    ctx.meta["editblocks.settings"] = settings
+    ctx.default_map = {**settings.default_map(), **(ctx.default_map or {})}
+
+
+@main.command("config")
+def config_cmd() -> None:
+    """Print the effective settings and where each came from (a file, a variable, or the default)."""
+    from editblocks.cli.config import KEYS, Settings, env_name, find_files
+
+    settings: Settings = click.get_current_context().meta["editblocks.settings"]
+    width = max(len(k) for k in KEYS)
+    for key in KEYS:
+        if key in settings.values:
+            value = settings.values[key]
+            shown = str(value).lower() if isinstance(value, bool) else str(value)
+            click.echo(f"{key.ljust(width)}  {shown}  ({settings.sources[key]})")
+        else:
+            click.echo(f"{key.ljust(width)}  (default)  (set it in [tool.editblocks] or {env_name(key)})")
+    files = find_files()
+    click.echo("configuration files: " + (", ".join(str(f) for f in files) if files else "none"))
 
 
 @main.command()
@@ -252,7 +280,7 @@ def main() -> None:
 @click.option("--dry-run", is_flag=True, help="Compute and show everything; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--git-add", is_flag=True, help="Stage the modified files with git.")
-@click.option("--continue-after-failure", is_flag=True, help="Keep applying blocks to a file after one of its blocks failed.")
+@click.option("--continue-after-failure/--stop-after-failure", default=False, help="Keep applying blocks to a file after one of its blocks failed (default: skip its later blocks).")
 @click.option("--no-diff", is_flag=True, help="Do not print the diffs.")
 @click.option(
     "--match",
@@ -261,7 +289,7 @@ def main() -> None:
     default=None,
     help="How tolerant locating edits is (default: fuzzy for SEARCH/REPLACE, exact for edit-v2/v3); ast: fuzzy, then a SEARCH that is one whole definition placed by its name (needs editblocks[ast]).",
 )
-@click.option("--atomic", is_flag=True, help="All or nothing: write no file unless every block applies.")
+@click.option("--atomic/--no-atomic", default=False, help="All or nothing: write no file unless every block applies.")
 @click.option(
     "--verify-syntax",
     is_flag=True,
