@@ -391,3 +391,40 @@ def test_editblocks_toml_and_a_bad_setting(tmp_path: Path, monkeypatch: pytest.M
     (tmp_path / "p" / ".editblocks.toml").write_text('match = "psychic"\n')
     code, _, err = run("config")
     assert code == 2 and "match in" in err and "psychic" in err
+
+
+# -- 7. release ----------------------------------------------------------------------------------
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_the_version_lives_in_one_place_and_version_prints_it() -> None:
+    import tomllib
+
+    import editblocks
+
+    meta = tomllib.loads((REPO / "pyproject.toml").read_text())
+    assert "version" not in meta["project"] and "version" in meta["project"]["dynamic"]
+    assert meta["tool"]["hatch"]["version"]["path"] == "src/editblocks/__init__.py"
+    code, out, _ = run("--version")
+    assert code == 0 and out.strip() == f"editblocks, version {editblocks.__version__}"
+    assert {"build>=1.0", "twine>=5.0"} <= set(meta["project"]["optional-dependencies"]["test"])
+
+
+def test_readme_documents_installing_completion_version_and_every_exit_status() -> None:
+    readme = (REPO / "README.md").read_text()
+    for text in ("pipx install .", "uv tool install .", "_EDITBLOCKS_COMPLETE=bash_source editblocks", "editblocks --version"):
+        assert text in readme, text
+    for status in ("| 0 |", "| 1 |", "| 2 |", "| 3 |", "| 130 |"):
+        assert status in readme, status
+    assert (REPO / "CHANGELOG.md").read_text().startswith("# Changelog")
+    ci = (REPO / ".ci" / "run").read_text()
+    assert "python -m build" in ci and "twine check dist/*" in ci and 'editblocks" demo' in ci
+
+
+def test_shell_completion_script_is_generated() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", "from editblocks.cli import main; main(prog_name='editblocks')"],
+        env={**os.environ, "_EDITBLOCKS_COMPLETE": "bash_source"}, capture_output=True, text=True, timeout=60,
+    )
+    assert "_editblocks_completion" in out.stdout
