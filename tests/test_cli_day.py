@@ -428,3 +428,32 @@ def test_shell_completion_script_is_generated() -> None:
         env={**os.environ, "_EDITBLOCKS_COMPLETE": "bash_source"}, capture_output=True, text=True, timeout=60,
     )
     assert "_editblocks_completion" in out.stdout
+
+
+# -- 8. documentation site -----------------------------------------------------------------------
+
+
+def test_the_site_has_a_guide_per_face_and_a_page_per_format() -> None:
+    from editblocks.formats import FORMATS
+
+    site = (REPO / "mkdocs.yml").read_text()
+    for page in ("guide/cli.md", "guide/python.md", "guide/review.md", "guide/mcp.md", "guide/run.md", "matching.md", "reference.md"):
+        assert page in site and (REPO / "docs" / page).is_file(), page
+    pages = {p.stem: p.read_text() for p in (REPO / "docs" / "formats").glob("*.md")}
+    for name in FORMATS:
+        assert name in pages or any(name in text.splitlines()[0] for text in pages.values()), name
+    for page in (REPO / "docs" / "formats").glob("*.md"):
+        text = page.read_text()
+        assert "## Rules" in text and "## Refused" in text and "## Example" in text, page
+    assert "mkdocs build --strict" in (REPO / ".ci" / "run").read_text()
+
+
+def test_the_site_builds_strictly(tmp_path: Path) -> None:
+    pytest.importorskip("mkdocs")
+    pytest.importorskip("mkdocstrings")
+    out = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")],
+        cwd=REPO, capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "site" / "formats" / "udiff" / "index.html").is_file()
