@@ -12,8 +12,9 @@ def quote(text: str, limit: int = 70) -> str:
     return repr(text)
 
 
-def percent(score: float) -> str:
+def percent(score: float | None) -> str:
     """A similarity as a whole percentage, rounded down: only an identical text is ``100%``
-    (a near match of 0.996 is ``99%``, never ``100%``)."""
+    (a near match of 0.996 is ``99%``, never ``100%``); an unknown one (None) is ``0%``."""
+    score = score or 0.0
     whole = int(score * 100)
     return f"{min(whole, 99) if score < 1 else 100}%"
