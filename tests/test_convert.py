@@ -151,7 +151,7 @@ def test_convert_with_root_resolves_and_numbers(tmp_path: Path) -> None:
     write_tree(tmp_path, {"m.py": "def a():\n    x = 1\n\n\ndef b():\n    y = 2\n    return y\n"})
     reply = "m.py\n```\n<<<<<<< SEARCH\ndef b():\n    ...\n    return y\n=======\ndef b():\n    ...\n    return y + 1\n>>>>>>> REPLACE\n```\n"
     text = convert(reply, "udiff", root=tmp_path)
-    assert "@@ -5,3 +5,3 @@\n def b():\n     y = 2\n-    return y\n+    return y + 1\n" in text
+    assert "@@ -4,4 +4,4 @@\n \n def b():\n     y = 2\n-    return y\n+    return y + 1\n" in text
     whole = convert(reply, "whole", root=tmp_path)
     assert whole.endswith("def b():\n    y = 2\n    return y + 1\n```\n")
     insertion = "*** Begin Patch\n*** Update File: m.py\n@@ def a():\n+    \"\"\"A.\"\"\"\n*** End Patch\n"

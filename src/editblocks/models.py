@@ -180,6 +180,21 @@ class ParsedResponse:
     shell_suggestions: list[str] = field(default_factory=list)
     format: str | None = None
 
+    @property
+    def format_label(self) -> str | None:
+        """The reply's format as a title: ``diff``, or ``mixed (diff, udiff)`` when its blocks
+        come in several formats."""
+        return format_label([b.format for b in self.blocks], self.format)
+
+
+def format_label(formats: list[str], default: str | None) -> str | None:
+    """``mixed (a, b)`` for several distinct formats (in order of appearance), else ``default``
+    (or the one format)."""
+    distinct = list(dict.fromkeys(formats))
+    if len(distinct) > 1:
+        return f"mixed ({', '.join(distinct)})"
+    return distinct[0] if distinct and default is None else default
+
 
 class EditStatus(str, Enum):
     """Outcome of one block."""
@@ -264,6 +279,7 @@ class EditResult:
             "candidates": list(self.candidates),
             "candidate_texts": list(self.candidate_texts),
             "kind": self.block.kind,
+            "format": self.block.format,
             "moved_to": self.moved_to,
         }
 
@@ -333,6 +349,11 @@ class ApplyResult:
 
         return feedback_message(self)
 
+    @property
+    def format_label(self) -> str | None:
+        """The reply's format as a title: ``mixed (diff, udiff)`` when its blocks come in several."""
+        return format_label([r.block.format for r in self.results], self.format)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (the CLI's ``--json`` output)."""
         return {
@@ -345,4 +366,5 @@ class ApplyResult:
             "warnings": [{"line": w.line, "message": w.message, "in_reply": w.format is not None} for w in self.warnings],
             "syntax_problems": dict(self.syntax_problems),
             "ok": self.ok,
+            "feedback": self.feedback_message() or None,
         }

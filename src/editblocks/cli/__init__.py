@@ -21,6 +21,8 @@ from editblocks.formats import FORMATS
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from editblocks.models import ApplyResult
+
 # Each command imports what it needs when it runs: --help and a one-block apply load little.
 
 MAX_REPLY_BYTES = 50 * 1024 * 1024
@@ -46,9 +48,35 @@ class _Commands(click.Group):
 
 
 def _stdout() -> Console:
-    from rich.console import Console
+    from editblocks.cli.terminal import make_console
 
-    return Console(highlight=False)
+    return make_console()
+
+
+def make_console(*, stderr: bool = False) -> Console:
+    from editblocks.cli.terminal import make_console
+
+    return make_console(stderr=stderr)
+
+
+COLOR_KEY = "editblocks.color"
+
+
+def _set_color(ctx: click.Context, param: click.Parameter, value: bool | None) -> None:
+    if value is not None:
+        ctx.meta[COLOR_KEY] = value
+
+
+_color_option = click.option(
+    "--color/--no-color",
+    default=None,
+    expose_value=False,
+    is_eager=True,
+    callback=_set_color,
+    help="Style the output even when it is not a terminal, or never (NO_COLOR set: never, bold and italic too).",
+)
+
+_quiet_option = click.option("-q", "--quiet", is_flag=True, help="One line per block, nothing else.")
 
 
 def _read_reply(reply: str, limit: int = MAX_REPLY_BYTES) -> str:
@@ -111,6 +139,87 @@ _no_token_option = click.option(
 )
 
 
+def no_blocks_message(text: str, fmt: str | None) -> str:
+    """"no edit blocks found", and when the reply reads as whole files, how to apply them."""
+    if fmt is None:
+        from editblocks.reading.reader import parse_response
+
+        whole = parse_response(text, "whole").blocks
+        if whole:
+            paths = list(dict.fromkeys(b.file_path for b in whole))
+            listed = ", ".join(paths[:5]) + (", ..." if len(paths) > 5 else "")
+            return (
+                f"no edit blocks found in the reply; it looks like whole files ({listed}): "
+                "to write them, apply it with --format whole"
+            )
+    return "no edit blocks found in the reply"
+
+
+def reply_label(reply: str, text: str) -> str:
+    """Which reply, for the undo list and commit messages: its file name, or its first line."""
+    if reply != "-":
+        return Path(reply).name
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "standard input")
+    return first if len(first) <= 60 else first[:60] + "…"
+
+
+def commit_message(result: ApplyResult, label: str) -> str:
+    """The message of ``apply --commit`` without one: the reply and files, then every block."""
+    files = ", ".join(result.files_modified[:5]) + (", ..." if len(result.files_modified) > 5 else "")
+    lines = [f"Apply edit blocks from {label} to {files}", ""]
+    for i, r in enumerate(result.results, start=1):
+        how = ", ".join(x for x in (r.strategy, None if r.estimated_line is None else f"line {r.estimated_line}") if x)
+        lines.append(f"- block {i} {r.file_path} (reply line {r.reply_line}): {r.status.value}" + (f" ({how})" if how else ""))
+    return "\n".join(lines) + "\n"
+
+
+def finish_apply(root: str, result: ApplyResult, label: str, commit: str | None) -> str | None:
+    """After an apply that wrote files: note which reply it was in the undo journal, and with
+    ``commit`` (``--commit``; "" for the default message) commit exactly the files it wrote.
+    Returns an error message when the commit failed."""
+    if result.dry_run or not result.files_modified:
+        return None
+    from editblocks.files.journal import Journal
+    from editblocks.files.workspace import Workspace
+
+    workspace = Workspace(root)
+    book = Journal(workspace.root)
+    entry = book.entry_for(result.files_modified)
+    if commit is None:
+        if entry is not None:
+            book.annotate(entry, reply=label)
+        return None
+    index = entry.git_index if entry is not None and entry.git_index else workspace.git_index(result.files_modified)
+    sha, error = workspace.git_commit(result.files_modified, commit or commit_message(result, label))
+    if entry is not None:
+        if sha is not None and index is not None:
+            entry.git_index = index
+        book.annotate(entry, reply=label, git_commit=sha)
+    return None if error is None else f"git commit: {error}"
+
+
+def git_top_root(paths: list[str], cwd: Path | None = None) -> Path | None:
+    """The top level of the git repository around ``cwd`` (default: the current folder) when
+    ``cwd`` is a subfolder of it and the reply's ``paths`` name files there and none under ``cwd``."""
+    here = (cwd or Path.cwd()).resolve()
+    top = next((p for p in [here, *here.parents] if (p / ".git").exists()), None)
+    if top is None or top == here or not paths:
+        return None
+    if any((here / p).exists() for p in paths):
+        return None
+    return top if any((top / p).exists() for p in paths) else None
+
+
+def check_match_level(level: str | None) -> None:
+    """``--match ast`` needs the ast extra: a usage error naming it when it is missing."""
+    if level != "ast":
+        return
+    from editblocks.syntax.tree import INSTALL_HINT, missing
+
+    if missing():
+        raise UsageError(f"--match ast needs syntax support, which is not installed: {INSTALL_HINT}")
+
+
 def _port_needs_review(port: int | None, review: bool) -> None:
     if port is not None and not review:
         raise UsageError("--port is the review page's port: use it with --review")
@@ -131,8 +240,37 @@ def _refuse_with_review(*names: str) -> None:
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="editblocks")
-def main() -> None:
-    """Apply the edit blocks of a language model's reply to files, safely, and say what happened."""
+@_color_option
+@click.pass_context
+def main(ctx: click.Context) -> None:
+    """Apply the edit blocks of a language model's reply to files, safely, and say what happened.
+
+    Defaults come from [tool.editblocks] in pyproject.toml or .editblocks.toml, then EDITBLOCKS_*
+    variables; options given override both ('editblocks config' shows the effective settings).
+    """
+    from editblocks.cli.config import load
+
+    settings = load()
+    ctx.meta["editblocks.settings"] = settings
+    ctx.default_map = {**settings.default_map(), **(ctx.default_map or {})}
+
+
+@main.command("config")
+def config_cmd() -> None:
+    """Print the effective settings and where each came from (a file, a variable, or the default)."""
+    from editblocks.cli.config import KEYS, Settings, env_name, find_files
+
+    settings: Settings = click.get_current_context().meta["editblocks.settings"]
+    width = max(len(k) for k in KEYS)
+    for key in KEYS:
+        if key in settings.values:
+            value = settings.values[key]
+            shown = str(value).lower() if isinstance(value, bool) else str(value)
+            click.echo(f"{key.ljust(width)}  {shown}  ({settings.sources[key]})")
+        else:
+            click.echo(f"{key.ljust(width)}  (default)  (set it in [tool.editblocks] or {env_name(key)})")
+    files = find_files()
+    click.echo("configuration files: " + (", ".join(str(f) for f in files) if files else "none"))
 
 
 @main.command()
@@ -142,7 +280,7 @@ def main() -> None:
 @click.option("--dry-run", is_flag=True, help="Compute and show everything; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--git-add", is_flag=True, help="Stage the modified files with git.")
-@click.option("--continue-after-failure", is_flag=True, help="Keep applying blocks to a file after one of its blocks failed.")
+@click.option("--continue-after-failure/--stop-after-failure", default=False, help="Keep applying blocks to a file after one of its blocks failed (default: skip its later blocks).")
 @click.option("--no-diff", is_flag=True, help="Do not print the diffs.")
 @click.option(
     "--match",
@@ -151,7 +289,7 @@ def main() -> None:
     default=None,
     help="How tolerant locating edits is (default: fuzzy for SEARCH/REPLACE, exact for edit-v2/v3); ast: fuzzy, then a SEARCH that is one whole definition placed by its name (needs editblocks[ast]).",
 )
-@click.option("--atomic", is_flag=True, help="All or nothing: write no file unless every block applies.")
+@click.option("--atomic/--no-atomic", default=False, help="All or nothing: write no file unless every block applies.")
 @click.option(
     "--verify-syntax",
     is_flag=True,
@@ -176,6 +314,17 @@ def main() -> None:
 @_no_delete_option
 @_review_port_option
 @_no_token_option
+@click.option(
+    "--commit",
+    "commit",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[MESSAGE]",
+    help="Commit exactly the files the apply wrote (MESSAGE, or one listing the blocks); 'editblocks undo' removes the commit while it is HEAD. Put it after REPLY, or write --commit=MESSAGE.",
+)
+@_quiet_option
+@_color_option
 def apply(
     reply: str,
     root: str,
@@ -196,6 +345,8 @@ def apply(
     port: int | None = None,
     verify_syntax: bool = False,
     no_token: bool = False,
+    quiet: bool = False,
+    commit: str | None = None,
 ) -> None:
     """Apply the edit blocks in REPLY (a file, or - for standard input) to files under --root.
 
@@ -208,12 +359,13 @@ def apply(
 
     if not Path(root).is_dir():
         raise UsageError(f"root folder not found: {root}")
+    check_match_level(match_level)
     _port_needs_review(port, review)
     if no_token and not review:
         raise UsageError("--no-token is for the review page: use it with --review")
     if review:
         _refuse_with_review(
-            "dry_run", "as_json", "no_diff", "atomic", "base_dir", "refuse_drift", "max_reply_mb", "max_file_mb", "verify_syntax"
+            "dry_run", "as_json", "no_diff", "atomic", "base_dir", "refuse_drift", "max_reply_mb", "max_file_mb", "verify_syntax", "commit", "quiet"
         )
         status = _serve_review(
             root, reply, None, port, fmt, match_level, continue_after_failure, git_add, None,
@@ -248,19 +400,24 @@ def apply(
                 base=base,
                 refuse_drift=refuse_drift,
                 verify_syntax=verify_syntax,
+                quiet=quiet,
+                commit=commit,
             )
         )
     text = _read_reply(reply, int(max_reply_mb * 1024 * 1024))
     parsed = parse_response(text, fmt)
+    if click.get_current_context().get_parameter_source("root") is ParameterSource.DEFAULT:
+        top = git_top_root([b.file_path for b in parsed.blocks])
+        if top is not None:
+            root = str(top)
+            click.echo(f"note: the reply's paths are relative to the repository's top level; applying under {root} (--root)", err=True)
     if not parsed.blocks:
         if as_json:
             click.echo(json.dumps({"format": parsed.format, "results": [], "files_modified": [], "shell_suggestions": parsed.shell_suggestions, "warnings": [{"line": w.line, "message": w.message} for w in parsed.warnings]}, indent=2))
-        from rich.console import Console
-
         from editblocks.cli.terminal import print_warnings
 
-        print_warnings(Console(stderr=True, highlight=False), parsed.warnings)
-        raise UsageError("no edit blocks found in the reply")
+        print_warnings(make_console(stderr=True), parsed.warnings)
+        raise UsageError(no_blocks_message(text, fmt))
     try:
         result = apply_edits(
             parsed,
@@ -279,22 +436,28 @@ def apply(
         )
     except WorkspaceError as exc:
         raise UsageError(str(exc)) from None
+    commit_error = finish_apply(root, result, reply_label(reply, text), commit)
     if as_json:
         payload = result.to_dict()
         if dry_run or not no_diff:
             payload["diffs"] = result.diffs
+        if commit_error:
+            payload["commit_error"] = commit_error
         click.echo(json.dumps(payload, indent=2))
     else:
         from editblocks.cli.terminal import print_apply_result
 
-        print_apply_result(_stdout(), result, show_diffs=not no_diff)
-    sys.exit(EXIT_OK if result.ok else EXIT_FAILED)
+        print_apply_result(_stdout(), result, show_diffs=not no_diff, quiet=quiet)
+    if commit_error:
+        click.echo(f"error: {commit_error}", err=True)
+    sys.exit(EXIT_OK if result.ok and not commit_error else EXIT_FAILED)
 
 
 @main.command()
 @click.argument("reply", default="-")
 @_format_option
 @click.option("--json", "as_json", is_flag=True, help="Print the blocks as JSON.")
+@_color_option
 def check(reply: str, fmt: str | None, as_json: bool) -> None:
     """Parse REPLY and list its edit blocks and warnings, without touching any file.
 
@@ -304,7 +467,8 @@ def check(reply: str, fmt: str | None, as_json: bool) -> None:
     from editblocks.cli.terminal import print_parsed
     from editblocks.reading.reader import parse_response
 
-    parsed = parse_response(_read_reply(reply), fmt)
+    text = _read_reply(reply)
+    parsed = parse_response(text, fmt)
     if as_json:
         click.echo(
             json.dumps(
@@ -332,6 +496,7 @@ def check(reply: str, fmt: str | None, as_json: bool) -> None:
     else:
         print_parsed(_stdout(), parsed)
     if not parsed.blocks:
+        click.echo(f"error: {no_blocks_message(text, fmt)}", err=True)
         sys.exit(EXIT_USAGE)
     sys.exit(EXIT_FAILED if parsed.warnings else EXIT_OK)
 
@@ -342,28 +507,30 @@ def check(reply: str, fmt: str | None, as_json: bool) -> None:
 @_format_option
 @click.option("--root", type=click.Path(file_okay=False), default=None, help="Project folder: blocks are located in its files, so elisions are resolved, line numbers computed, and edits can become whole files.")
 @click.option("--match", "match_level", type=click.Choice(["exact", "tolerant", "fuzzy"]), default=None, help="With --root: how tolerant locating the blocks is.")
-def convert(reply: str, target: str, fmt: str | None, root: str | None, match_level: str | None) -> None:
+@click.option("--fence", is_flag=True, help="With --to udiff --root: put the patch in a ```diff Markdown fence (without it, git apply and patch -p1 take the output as it is).")
+def convert(reply: str, target: str, fmt: str | None, root: str | None, match_level: str | None, fence: bool = False) -> None:
     """Rewrite the edit blocks of REPLY (a file, or - for standard input) in another format.
 
     The converted reply goes to standard output and what could not be converted to standard
     error. Exit status: 0 when every block was converted, 1 when some could not be, 2 for a
     usage error or a reply without edit blocks.
     """
-    from rich.console import Console
-
     from editblocks.pipeline.conversion import ConversionError, convert_reply
 
     if root is not None and not Path(root).is_dir():
         raise UsageError(f"root folder not found: {root}")
     text = _read_reply(reply)
     try:
-        done = convert_reply(text, target, root=root, format=fmt, match=match_level)
+        done = convert_reply(text, target, root=root, format=fmt, match=match_level, fence=fence)
     except (ConversionError, WorkspaceError) as exc:
         raise UsageError(str(exc)) from None
     if not done.blocks and not done.problems:
-        raise UsageError("no edit blocks found in the reply")
-    click.echo(done.text, nl=False)
-    err = Console(stderr=True, highlight=False)
+        raise UsageError(no_blocks_message(text, fmt))
+    # As bytes: a patch keeps each file's own line endings (CRLF too).
+    sys.stdout.flush()
+    sys.stdout.buffer.write(done.text.encode("utf-8"))
+    sys.stdout.buffer.flush()
+    err = make_console(stderr=True)
     for note in done.notes:
         err.print(f"note: {note}", markup=False)
     for problem in done.problems:
@@ -383,6 +550,7 @@ def formats() -> None:
 @click.option("--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder the edits were applied under.")
 @click.option("--list", "as_list", is_flag=True, help="Show the recorded applies, newest first, instead of undoing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
+@_color_option
 def undo(root: str, as_list: bool, as_json: bool) -> None:
     """Restore the files of the last apply under --root; files it created are deleted.
 
@@ -390,8 +558,6 @@ def undo(root: str, as_list: bool, as_json: bool) -> None:
     undo the apply before. Exit status: 0 when restored, 1 when refused or nothing to undo,
     2 for a usage error.
     """
-    from rich.console import Console
-
     from editblocks.files.journal import history as undo_history
     from editblocks.files.journal import undo as undo_last
 
@@ -399,20 +565,20 @@ def undo(root: str, as_list: bool, as_json: bool) -> None:
         raise UsageError(f"root folder not found: {root}")
     console = _stdout()
     if as_list:
-        entries = undo_history(root)
+        entries = undo_history(root, existing=True)
         if as_json:
             click.echo(json.dumps([e.to_dict() for e in entries], indent=2))
         elif not entries:
             console.print("no apply has been recorded under this root", highlight=False, markup=False)
         for entry in [] if as_json else entries:
-            console.print(entry.describe(), highlight=False, markup=False)
+            console.print(entry.describe(), highlight=False, markup=False, soft_wrap=True)
         return
     try:
         done = undo_last(root)
     except WorkspaceError as exc:
         if as_json:
             click.echo(json.dumps({"undone": None, "error": str(exc)}, indent=2))
-        Console(stderr=True, highlight=False).print(f"error: {exc}", markup=False)
+        make_console(stderr=True).print(f"error: {exc}", markup=False)
         sys.exit(EXIT_FAILED)
     if as_json:
         click.echo(json.dumps({"undone": done.entry.id, "restored": done.restored, "deleted": done.deleted, "unchanged": done.unchanged, "notes": list(done.notes)}, indent=2))
@@ -466,6 +632,7 @@ def serve(
     """
     if not Path(root).is_dir():
         raise UsageError(f"root folder not found: {root}")
+    check_match_level(match_level)
     _serve_review(
         root, reply, host, port, fmt, match_level, False, False, open_browser,
         allow_delete=not no_delete, token=not no_token,
@@ -572,6 +739,8 @@ def prompt(files: tuple[str, ...], fmt: str, root: str, read_only: tuple[str, ..
 
     if not Path(root).is_dir():
         raise UsageError(f"root folder not found: {root}")
+    if as_messages and not request:
+        raise UsageError("--messages needs --request (the request that ends the messages; - reads it from standard input)")
 
     def under_root(path: str) -> str:
         # An absolute path inside the root is accepted and shown relative to it.
@@ -619,6 +788,7 @@ def prompt(files: tuple[str, ...], fmt: str, root: str, read_only: tuple[str, ..
 @_no_delete_option
 @_review_port_option
 @_no_token_option
+@_color_option
 def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, base_url: str | None, api_key: str | None, max_retries: int, dry_run: bool, timeout: float, root: str, read_only: tuple[str, ...], match_level: str | None, review: bool, no_diff: bool, as_json: bool, no_delete: bool = False, port: int | None = None, no_token: bool = False) -> None:
     """Ask a model for REQUEST (- reads it from standard input) on FILES, apply its edit blocks
     as they arrive, and send failed blocks back for corrections.
@@ -633,6 +803,7 @@ def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, b
     """
     from editblocks.cli.live import run_command
 
+    check_match_level(match_level)
     _port_needs_review(port, review)
     if no_token and not review:
         raise UsageError("--no-token is for the review page: use it with --review")
@@ -650,6 +821,7 @@ def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, b
 
 @main.command()
 @click.option("--keep", is_flag=True, help="Keep the demo folder and print its path.")
+@_color_option
 def demo(keep: bool) -> None:
     """Apply a sample reply to a copy of a small sample project, and show the result."""
     from editblocks.cli.terminal import print_apply_result

@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
 
 from editblocks.cli.progress import ProgressPrinter, RunDisplay, print_run_summary
-from editblocks.cli.terminal import print_apply_result, print_warnings
+from editblocks.cli.terminal import make_console, print_apply_result, print_warnings
 from editblocks.errors import UsageError
 from editblocks.files.workspace import TooLargeError, WorkspaceError
 from editblocks.pipeline.stream import ApplyStream
@@ -57,14 +56,17 @@ def _stdin_reader() -> tuple[Callable[[], bytes], bool]:
     return (lambda: os.read(fd, READ_SIZE)), piped
 
 
-def apply_stdin(root: str, *, as_json: bool, no_diff: bool, max_reply_bytes: int, **options: Any) -> int:
+def apply_stdin(
+    root: str, *, as_json: bool, no_diff: bool, max_reply_bytes: int, quiet: bool = False, commit: str | None = None, **options: Any
+) -> int:
     """Apply the reply on standard input, each block as soon as it is complete; returns the
     exit status. When the reply comes through a pipe, each block's status is printed as it is
     applied; the files are written when the reply has ended (nothing when it is cut short)."""
     read, piped = _stdin_reader()
-    console = Console(highlight=False)
-    printer = ProgressPrinter(console) if piped and not as_json else None
+    console = make_console()
+    printer = ProgressPrinter(console) if piped and not as_json and not quiet else None
     seen_text = False
+    received: list[bytes] = []
     try:
         with ApplyStream(root, max_reply_bytes=max_reply_bytes, **options) as stream:
             while True:
@@ -74,6 +76,7 @@ def apply_stdin(root: str, *, as_json: bool, no_diff: bool, max_reply_bytes: int
                 if b"\x00" in data:
                     raise _usage_error("reply in standard input is binary data, not text")
                 seen_text = seen_text or bool(data.strip())
+                received.append(data)
                 for event in stream.feed(data):
                     if printer is not None:
                         printer.event(event)
@@ -85,7 +88,7 @@ def apply_stdin(root: str, *, as_json: bool, no_diff: bool, max_reply_bytes: int
             if not seen_text:
                 raise _usage_error("reply in standard input is empty")
             if not stream.blocks:
-                _no_blocks(stream, as_json)
+                _no_blocks(stream, as_json, b"".join(received), options.get("format"))
             result = stream.write()
     except ReplyDecodeError as exc:
         raise _usage_error(f"{exc} (in standard input); nothing was written") from None
@@ -96,23 +99,31 @@ def apply_stdin(root: str, *, as_json: bool, no_diff: bool, max_reply_bytes: int
     except WorkspaceError as exc:
         raise _usage_error(str(exc)) from None
     except KeyboardInterrupt:
-        Console(stderr=True, highlight=False).print("stopped (Ctrl-C) before the reply ended: nothing was written", markup=False)
+        make_console(stderr=True).print("stopped (Ctrl-C) before the reply ended: nothing was written", markup=False)
         return EXIT_INTERRUPTED
+    from editblocks.cli import finish_apply, reply_label
+
+    text = b"".join(received[:4])[:4096].decode("utf-8", "replace")
+    commit_error = finish_apply(root, result, reply_label("-", text), commit)
     if as_json:
         payload = result.to_dict()
         if result.dry_run or not no_diff:
             payload["diffs"] = result.diffs
+        if commit_error:
+            payload["commit_error"] = commit_error
         click.echo(json.dumps(payload, indent=2))
     else:
         if printer is not None:
             printer.changed_after_writing(result.results)
-        print_apply_result(console, result, show_diffs=not no_diff)
+        print_apply_result(console, result, show_diffs=not no_diff, quiet=quiet)
+    if commit_error:
+        click.echo(f"error: {commit_error}", err=True)
     if stream.interrupted:
         return EXIT_INTERRUPTED
-    return EXIT_OK if result.ok else EXIT_FAILED
+    return EXIT_OK if result.ok and not commit_error else EXIT_FAILED
 
 
-def _no_blocks(stream: ApplyStream, as_json: bool) -> None:
+def _no_blocks(stream: ApplyStream, as_json: bool, data: bytes, fmt: str | None) -> None:
     parsed = stream.parser.response()
     if as_json:
         click.echo(
@@ -127,9 +138,12 @@ def _no_blocks(stream: ApplyStream, as_json: bool) -> None:
                 indent=2,
             )
         )
-    err = Console(stderr=True, highlight=False)
+    err = make_console(stderr=True)
     print_warnings(err, parsed.warnings)
-    raise _usage_error("no edit blocks found in the reply")
+    from editblocks.cli import no_blocks_message
+    from editblocks.reading.stream import decode_reply
+
+    raise _usage_error(no_blocks_message(decode_reply(data), fmt))
 
 
 # -- editblocks run -------------------------------------------------------------------------------
@@ -209,7 +223,7 @@ def run_command(
         # Nothing is written here: the person applies the blocks from the page.
         dry_run, max_retries = True, 0
 
-    console = Console(highlight=False)
+    console = make_console()
     if server is not None and not as_json:
         console.print(f"The reply is shown as it arrives at {server.url} ; nothing is written until you press Apply there.")
     display = None if as_json else RunDisplay(console, model=model, max_retries=max_retries, dry_run=dry_run)
@@ -253,7 +267,7 @@ def run_command(
         server.finish()
         if not summary.interrupted and summary.error is None:
             # With --json, standard output holds the summary alone.
-            (Console(stderr=True, highlight=False) if as_json else console).print(
+            (make_console(stderr=True) if as_json else console).print(
                 f"Review and apply the blocks at {server.url} ; press Ctrl-C to stop."
             )
             try:

@@ -14,6 +14,7 @@ from rich.syntax import Syntax
 from editblocks.cli.terminal import MAX_SHOWN_WARNINGS, more_warnings
 from editblocks.models import EditResult, EditStatus
 from editblocks.pipeline.stream import BlockApplied, StreamEvent
+from editblocks.quoting import percent
 from editblocks.reading.stream import ParseWarningEvent
 
 STATUS_STYLE = {
@@ -29,7 +30,7 @@ def describe(result: EditResult, applied: str = "applied") -> str:
     if result.status is EditStatus.APPLIED:
         how = [result.strategy or ""]
         if result.score is not None:
-            how.append(f"{result.score:.0%}")
+            how.append(f"{percent(result.score)}")
         if result.estimated_line is not None:
             how.append(f"line {result.estimated_line}")
         detail = ", ".join(h for h in how if h)

@@ -1,13 +1,18 @@
-"""Showing parse and apply results in a terminal (rich)."""
+"""Showing parse and apply results in a terminal (rich), or as plain lines in a pipe or log."""
 
 from __future__ import annotations
 
+import os
+
+import click
 from rich.console import Console
 from rich.markup import escape
 from rich.syntax import Syntax
 from rich.table import Table
 
-from editblocks.models import ApplyResult, EditStatus, ParsedResponse, ParseWarning
+from editblocks.cli import COLOR_KEY
+from editblocks.models import ApplyResult, EditResult, EditStatus, ParsedResponse, ParseWarning
+from editblocks.quoting import percent
 
 _STATUS_STYLE = {
     EditStatus.APPLIED: "bold green",
@@ -16,11 +21,58 @@ _STATUS_STYLE = {
 }
 
 
-def print_apply_result(console: Console, result: ApplyResult, *, show_diffs: bool = True) -> None:
-    """The results table, the diffs, warnings, shell suggestions and a one-line summary."""
-    table = Table(title="Edit blocks", show_lines=False, expand=False)
+def color_choice() -> bool | None:
+    """``--color`` (True), ``--no-color`` (False), or neither given (None)."""
+    ctx = click.get_current_context(silent=True)
+    return None if ctx is None else ctx.meta.get(COLOR_KEY)
+
+
+def make_console(*, stderr: bool = False) -> Console:
+    """A console for the command's output: ``--color`` styles even in a pipe; ``--no-color`` or
+    the ``NO_COLOR`` variable drop every style (bold and italic too, not only colours)."""
+    choice = color_choice()
+    if choice is None and os.environ.get("NO_COLOR"):
+        choice = False
+    if choice is False:
+        return Console(stderr=stderr, highlight=False, color_system=None, no_color=True)
+    if choice is True:
+        return Console(stderr=stderr, highlight=False, force_terminal=True)
+    return Console(stderr=stderr, highlight=False)
+
+
+def is_plain(console: Console) -> bool:
+    """True when the output does not go to a terminal: plain lines with full paths, no tables."""
+    isatty = getattr(console.file, "isatty", None)
+    try:
+        return not (isatty is not None and isatty())
+    except ValueError:
+        return True
+
+
+def block_line(index: int, result: EditResult) -> str:
+    """One plain line for a block: ``block 1 src/a.py: applied (exact, line 12)``."""
+    from editblocks.cli.progress import describe
+
+    return f"block {index} {result.file_path}: {describe(result)}"
+
+
+def print_apply_result(console: Console, result: ApplyResult, *, show_diffs: bool = True, quiet: bool = False) -> None:
+    """The results table, the diffs, warnings, shell suggestions and a one-line summary.
+
+    ``quiet``: one line per block and nothing else. Outside a terminal, plain lines replace the
+    table, so paths and reasons are never cut to a column's width.
+    """
+    if quiet:
+        for i, r in enumerate(result.results, start=1):
+            _plain(console, block_line(i, r), _STATUS_STYLE[r.status])
+        return
+    if is_plain(console):
+        _print_plain_result(console, result, show_diffs)
+        return
+    label = result.format_label
+    table = Table(title=f"Edit blocks ({label})" if label else "Edit blocks", show_lines=False, expand=False)
     table.add_column("#", justify="right", style="dim")
-    table.add_column("file")
+    table.add_column("file", overflow="fold")
     table.add_column("status")
     table.add_column("how")
     table.add_column("file line", justify="right")
@@ -28,7 +80,7 @@ def print_apply_result(console: Console, result: ApplyResult, *, show_diffs: boo
     for i, r in enumerate(result.results, start=1):
         how = r.strategy or ""
         if r.score is not None:
-            how += f" {r.score:.0%}"
+            how += f" {percent(r.score)}"
         status = f"[{_STATUS_STYLE[r.status]}]{r.status.value}[/]"
         if r.already_applied:
             status += " (already applied)"
@@ -61,6 +113,30 @@ def print_apply_result(console: Console, result: ApplyResult, *, show_diffs: boo
     print_summary(console, result)
 
 
+def _plain(console: Console, text: str, style: str | None = None) -> None:
+    console.print(text, style=style, markup=False, highlight=False, emoji=False, soft_wrap=True)
+
+
+def _print_plain_result(console: Console, result: ApplyResult, show_diffs: bool) -> None:
+    label = result.format_label
+    _plain(console, f"edit blocks ({label})" if label else "edit blocks", "bold")
+    for i, r in enumerate(result.results, start=1):
+        line = block_line(i, r) + f" [reply line {r.reply_line}]"
+        if r.notes and r.status is not EditStatus.APPLIED:
+            line += "; " + "; ".join(r.notes)
+        _plain(console, line, _STATUS_STYLE[r.status])
+    if show_diffs:
+        for diff in result.diffs.values():
+            if diff:
+                _plain(console, diff.rstrip("\n"))
+    print_warnings(console, result.warnings)
+    if result.shell_suggestions:
+        _plain(console, "Shell commands suggested by the reply (not run):", "bold")
+        for cmd in result.shell_suggestions:
+            _plain(console, f"  $ {cmd}")
+    print_summary(console, result)
+
+
 def print_summary(console: Console, result: ApplyResult) -> None:
     applied, failed, skipped = len(result.applied), len(result.failed), len(result.skipped)
     verb = "would change" if result.dry_run else "changed"
@@ -70,6 +146,7 @@ def print_summary(console: Console, result: ApplyResult) -> None:
         f"[{style}]{applied} applied, {failed} failed, {skipped} skipped[/]; "
         f"files {verb}: {escape(files)}",
         highlight=False,
+        soft_wrap=is_plain(console),
     )
 
 
@@ -86,17 +163,36 @@ def print_warnings(console: Console, warnings: list[ParseWarning]) -> None:
     """The first :data:`MAX_SHOWN_WARNINGS` warnings, and a count of the rest."""
     for w in warnings[:MAX_SHOWN_WARNINGS]:
         where = f"reply line {w.line}: " if w.line else ""
-        console.print(f"[yellow]warning:[/] {where}{escape(w.message)}", highlight=False)
+        console.print(f"[yellow]warning:[/] {where}{escape(w.message)}", highlight=False, soft_wrap=is_plain(console))
     if len(warnings) > MAX_SHOWN_WARNINGS:
         console.print(f"[yellow]{more_warnings(len(warnings) - MAX_SHOWN_WARNINGS)}[/]", highlight=False)
 
 
 def print_parsed(console: Console, parsed: ParsedResponse) -> None:
     """The blocks found in a reply, without applying them."""
-    table = Table(title=f"Edit blocks ({parsed.format or 'no format detected'})")
+    label = parsed.format_label or "no format detected"
+    if is_plain(console):
+        _plain(console, f"edit blocks ({label})", "bold")
+        for b in parsed.blocks:
+            _plain(
+                console,
+                f"reply line {b.line_number}: {b.format} {b.kind} {b.file_path} "
+                f"({b.search_text.count(chr(10))} search lines, {b.replace_text.count(chr(10))} replace lines)",
+            )
+    else:
+        _print_parsed_table(console, parsed, label)
+    print_warnings(console, parsed.warnings)
+    if parsed.shell_suggestions:
+        console.print("[bold]Shell commands suggested (not run):[/]")
+        for cmd in parsed.shell_suggestions:
+            console.print(f"  $ {escape(cmd)}", highlight=False, soft_wrap=is_plain(console))
+
+
+def _print_parsed_table(console: Console, parsed: ParsedResponse, label: str) -> None:
+    table = Table(title=f"Edit blocks ({label})")
     table.add_column("reply line", justify="right", style="dim")
     table.add_column("format")
-    table.add_column("file")
+    table.add_column("file", overflow="fold")
     table.add_column("kind")
     table.add_column("search lines", justify="right")
     table.add_column("replace lines", justify="right")
@@ -110,8 +206,3 @@ def print_parsed(console: Console, parsed: ParsedResponse) -> None:
             str(b.replace_text.count("\n")),
         )
     console.print(table)
-    print_warnings(console, parsed.warnings)
-    if parsed.shell_suggestions:
-        console.print("[bold]Shell commands suggested (not run):[/]")
-        for cmd in parsed.shell_suggestions:
-            console.print(f"  $ {escape(cmd)}", highlight=False)

@@ -76,6 +76,10 @@ class JournalEntry:
     """All or nothing: an interrupted apply is put back by the next command (see :func:`recover`)."""
     git_index: dict[str, str | None] | None = None
     """With ``git add``: each staged file's index entry before (``"mode sha"``, None for none)."""
+    git_commit: str | None = None
+    """With ``--commit``: the commit that recorded the apply (undo removes it while it is HEAD)."""
+    reply: str | None = None
+    """Which reply was applied: its file name, or its first line."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -85,16 +89,20 @@ class JournalEntry:
         files = [JournalFile(**f) for f in data.get("files", [])]
         return cls(
             int(data["id"]), str(data["time"]), str(data["state"]), files, data.get("undone_time"), bool(data.get("atomic", False)),
-            data.get("git_index"),
+            data.get("git_index"), data.get("git_commit"), data.get("reply"),
         )
 
     def describe(self) -> str:
-        """``#3  2024-05-01T12:00:03+02:00  applied  a.py (changed), b.py (created)``."""
+        """``#3  2024-05-01 12:00:03  applied  reply.md  a.py (changed), b.py (created)``: when,
+        which reply, which files (and the commit, when the apply was committed)."""
         names = ", ".join(f"{f.path} ({'created' if f.created else 'deleted' if f.after is None else 'changed'})" for f in self.files[:8])
         if len(self.files) > 8:
             names += f" and {len(self.files) - 8} more"
         state = "interrupted" if self.state == PENDING else self.state
-        return f"#{self.id}  {self.time}  {state:<11}  {names}"
+        when = self.time.replace("T", " ")[:19]
+        reply = f"  {self.reply}" if self.reply else ""
+        commit = f"  (commit {self.git_commit[:10]})" if self.git_commit else ""
+        return f"#{self.id}  {when}  {state:<11}{reply}  {names}{commit}"
 
 
 @dataclass
@@ -184,6 +192,21 @@ class Journal:
         """Record the index entries ``git add`` is about to change, for undo."""
         entry.git_index = index
         self._save(entry, self._folder("journal"))
+
+    def annotate(self, entry: JournalEntry, *, reply: str | None = None, git_commit: str | None = None) -> None:
+        """Record which reply the apply came from, and the commit that recorded it."""
+        if reply is not None:
+            entry.reply = reply
+        if git_commit is not None:
+            entry.git_commit = git_commit
+        self._save(entry, self._folder("journal"))
+
+    def entry_for(self, written: list[str]) -> JournalEntry | None:
+        """The newest entry when it wrote exactly ``written`` (the apply that just finished)."""
+        entry = self.last_entry()
+        if entry is not None and {f.path for f in entry.files} == set(written):
+            return entry
+        return None
 
     def mark_undone(self, entry: JournalEntry) -> None:
         entry.state = UNDONE
@@ -350,9 +373,14 @@ def recover(workspace: Workspace) -> Recovery | None:
     return result
 
 
-def history(root: str | os.PathLike[str] = ".") -> list[JournalEntry]:
-    """The recorded applies under ``root``, newest first."""
-    return Journal(Workspace(root).root).entries()[::-1]
+def history(root: str | os.PathLike[str] = ".", *, existing: bool = False) -> list[JournalEntry]:
+    """The recorded applies under ``root``, newest first; with ``existing``, without the applies
+    whose files are all gone (every file it wrote has since been deleted: nothing to undo)."""
+    workspace = Workspace(root)
+    entries = Journal(workspace.root).entries()[::-1]
+    if existing:
+        entries = [e for e in entries if any(f.after is None or (workspace.root / f.path).exists() for f in e.files)]
+    return entries
 
 
 def undo(root: str | os.PathLike[str] = ".", *, lock_timeout: float = DEFAULT_LOCK_TIMEOUT) -> UndoResult:
@@ -402,6 +430,11 @@ def undo(root: str | os.PathLike[str] = ".", *, lock_timeout: float = DEFAULT_LO
                 f"undo of apply #{entry.id} refused; nothing was restored, because these files are not what "
                 f"that apply wrote and restoring them would lose those changes:\n  {listed}"
             )
+        if entry.git_commit:
+            problem = workspace.git_uncommit(entry.git_commit)
+            if problem:
+                raise UndoError(f"undo of apply #{entry.id} refused; nothing was restored: {problem}")
+            result.notes.append(f"commit {entry.git_commit[:10]} removed (git reset --soft HEAD~1)")
         for jf, current, before in plan:
             try:
                 if before is None:

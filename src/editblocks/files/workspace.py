@@ -581,6 +581,44 @@ class Workspace:
         out = subprocess.run(["git", "update-index", "-z", "--index-info"], cwd=self.root, input=b"\0".join(records) + b"\0", capture_output=True, timeout=60)
         return None if out.returncode == 0 else (out.stderr.decode(errors="replace").strip() or "git update-index failed")
 
+    def _git(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["git", *args], cwd=self.root, capture_output=True, text=True, timeout=60)
+
+    def git_commit(self, paths: list[str], message: str) -> tuple[str | None, str | None]:
+        """Commit exactly ``paths`` (added, changed or deleted) with ``message``, leaving anything
+        else staged as it was: (the new commit's hash, None), or (None, an error message)."""
+        if not self.in_git_worktree():
+            return None, "not a git work tree; nothing committed"
+        added = self._git("add", "-A", "--", *paths)
+        if added.returncode != 0:
+            return None, added.stderr.strip() or "git add failed"
+        done = self._git("commit", "--quiet", "--no-verify", "-m", message, "--only", "--", *paths)
+        if done.returncode != 0:
+            return None, (done.stderr.strip() or done.stdout.strip() or "git commit failed")
+        head = self._git("rev-parse", "HEAD")
+        return head.stdout.strip(), None
+
+    def git_uncommit(self, commit: str) -> str | None:
+        """Remove ``commit`` when it is HEAD (``git reset --soft HEAD~1``; the files and index are
+        the caller's); otherwise, or when git fails, the reason nothing was done."""
+        head = self._git("rev-parse", "--verify", "--quiet", "HEAD")
+        if head.returncode != 0:
+            return f"the apply was committed as {commit[:10]}, and this repository has no HEAD any more"
+        if head.stdout.strip() != commit:
+            later = self._git("merge-base", "--is-ancestor", commit, "HEAD").returncode == 0
+            if later:
+                count = self._git("rev-list", "--count", f"{commit}..HEAD").stdout.strip()
+                return (
+                    f"the apply was committed as {commit[:10]} and {count} later commit(s) follow it; "
+                    f"undo only removes the commit while it is HEAD (use 'git revert {commit[:10]}')"
+                )
+            return f"the apply was committed as {commit[:10]}, which is no longer on the current branch (HEAD is {head.stdout.strip()[:10]})"
+        parent = self._git("rev-parse", "--verify", "--quiet", f"{commit}~1")
+        reset = self._git("reset", "--soft", "HEAD~1") if parent.returncode == 0 else self._git("update-ref", "-d", "HEAD")
+        if reset.returncode != 0:
+            return reset.stderr.strip() or "git reset failed"
+        return None
+
     def git_add(self, paths: list[str]) -> str | None:
         """Stage ``paths`` with ``git add``; returns an error message, or None on success."""
         if not paths:

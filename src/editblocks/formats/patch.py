@@ -38,6 +38,7 @@ from editblocks.formats.base import EditFormat, LineParser, OpenBlock, ParseItem
 from editblocks.formats.common import parse_fence
 from editblocks.formats.udiff import hunk_lines
 from editblocks.models import EditBlock, ParseWarning
+from editblocks.quoting import quote
 
 FORMAT = "patch"
 BEGIN = re.compile(r"^\s*\*\*\* Begin Patch\s*$")
@@ -288,7 +289,7 @@ class PatchParser(LineParser):
                 self._op = _Op(kind, path, n)
                 self._state = {"add": _ADD, "delete": _DELETE, "update": _UPDATE}[kind]
                 return
-        what = "a '*** Move to' line must follow its '*** Update File' line" if MOVE.match(line) else f"unknown patch line {line.strip()[:60]!r}"
+        what = "a '*** Move to' line must follow its '*** Update File' line" if MOVE.match(line) else f"unknown patch line {quote(line.strip(), 60)}"
         self._warn(n, f"{what}; ignored")
         self._state = _SKIP
 

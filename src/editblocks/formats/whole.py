@@ -29,6 +29,7 @@ from typing import ClassVar
 from editblocks.formats.base import EditFormat, LineParser, LineView, OpenBlock, ParseItem, text_of
 from editblocks.formats.common import PathLookback, choose_fence, parse_fence
 from editblocks.models import EditBlock, ParseWarning
+from editblocks.quoting import quote
 from editblocks.syntax.languages import is_document
 
 FORMAT = "whole"
@@ -76,7 +77,7 @@ def partial_reason(new_text: str, old_text: str | None, path: str = "") -> str |
             continue
         if any(p.match(line) for p in _PARTIAL):
             return (
-                f"line {n} of the new content, {s[:60]!r}, stands for lines left out: the block is not the "
+                f"line {n} of the new content, {quote(s, 60)}, stands for lines left out: the block is not the "
                 "complete file. Write out every line of the file"
             )
     return None

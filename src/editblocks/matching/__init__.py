@@ -34,6 +34,7 @@ from editblocks.matching.strategies import (
     whitespace,
 )
 from editblocks.matching.text import find_all, find_lines, format_lines, line_of, split_lines
+from editblocks.quoting import percent, quote
 
 LEVELS = ("exact", "tolerant", "fuzzy", "ast")
 FUZZY_THRESHOLD = 0.90
@@ -364,7 +365,7 @@ def _elision(view: FileView, search: list[str], replace: list[str]) -> Match | M
         if len(hits) != 1:
             first = next(x.strip() for x in s_piece if x.strip())
             what = "occurs nowhere" if not hits else f"occurs more than once (lines {format_lines([h + 1 for h in hits])})"
-            return MatchFailure(f"the part of SEARCH starting {first[:60]!r} between '...' lines {what}", "elision", hits[0] + 1 if hits else None)
+            return MatchFailure(f"the part of SEARCH starting {quote(first, 60)} between '...' lines {what}", "elision", hits[0] + 1 if hits else None)
         if hits[0] < prev_end:
             return MatchFailure("the parts of SEARCH between '...' lines are not in file order", "elision", hits[0] + 1)
         placed.append((hits[0], s_piece, r_piece))
@@ -410,7 +411,7 @@ def _fuzzy(view: FileView, search: list[str], replace: list[str]) -> Match | Mat
         return None
     others = [r for r in regions[1:] if r.score is not None and r.score > best_score - FUZZY_MARGIN]
     if others:
-        listed = ", ".join(f"line {r.start + 1} ({r.score:.0%})" for r in [best, *others])
+        listed = ", ".join(f"line {r.start + 1} ({percent(r.score)})" for r in [best, *others])
         return MatchFailure(
             f"Edit location is ambiguous: several places are similar to SEARCH ({listed}); "
             "copy the lines exactly and include more surrounding lines",
@@ -431,8 +432,8 @@ def _fuzzy(view: FileView, search: list[str], replace: list[str]) -> Match | Mat
         w = mapping[k]
         if w is None or line_similarity(search[k], window[w]) < CHANGED_LINE_SIMILARITY:
             return MatchFailure(
-                f"the closest region (line {best.start + 1}, {best.score:.0%} similar) does not contain the line "
-                f"{search[k].strip()[:60]!r} that the edit changes; copy it exactly from the file",
+                f"the closest region (line {best.start + 1}, {percent(best.score)} similar) does not contain the line "
+                f"{quote(search[k].strip(), 60)} that the edit changes; copy it exactly from the file",
                 "not_found",
                 best.start + 1,
             )
@@ -446,8 +447,8 @@ def _fuzzy(view: FileView, search: list[str], replace: list[str]) -> Match | Mat
                 # REPLACE fits this place at least as well as SEARCH does: the edit may be there
                 # already, in part or in another form. Similarity never says "already applied".
                 return MatchFailure(
-                    f"the closest region (line {best.start + 1}) is only similar to SEARCH ({best_score:.0%}), and at least "
-                    f"as similar to REPLACE ({r.score:.0%}): the change may be there already in part, or in another form. "
+                    f"the closest region (line {best.start + 1}) is only similar to SEARCH ({percent(best_score)}), and at least "
+                    f"as similar to REPLACE ({percent(r.score)}): the change may be there already in part, or in another form. "
                     "Copy the current lines exactly into SEARCH",
                     "not_found",
                     best.start + 1,
@@ -458,8 +459,8 @@ def _fuzzy(view: FileView, search: list[str], replace: list[str]) -> Match | Mat
     already = _new_lines_present(search, replace, window, mapping)
     if already is not None:
         return MatchFailure(
-            f"the closest region (line {best.start + 1}, {best.score:.0%} similar) already contains "
-            f"{already.strip()[:60]!r}, a line this edit adds; part of the change seems applied already. "
+            f"the closest region (line {best.start + 1}, {percent(best.score)} similar) already contains "
+            f"{quote(already.strip(), 60)}, a line this edit adds; part of the change seems applied already. "
             "Copy the current lines exactly into SEARCH",
             "not_found",
             best.start + 1,

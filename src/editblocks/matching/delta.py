@@ -12,6 +12,7 @@ from difflib import SequenceMatcher
 
 from editblocks.matching.merge import merge_line
 from editblocks.matching.text import IndentStyle, detect_style, indent_of
+from editblocks.quoting import quote
 
 
 class Reindenter:
@@ -144,8 +145,8 @@ def _merges(
             if line is None:
                 what = "removes" if tag == "delete" or k - i1 >= j2 - j1 else "changes"
                 raise DeltaError(
-                    f"the edit {what} a line the file has as {window[w].strip()[:80]!r}, and SEARCH has it as "
-                    f"{search[k].strip()[:80]!r}; the change cannot be carried over with certainty. Copy the line "
+                    f"the edit {what} a line the file has as {quote(window[w].strip(), 80)}, and SEARCH has it as "
+                    f"{quote(search[k].strip(), 80)}; the change cannot be carried over with certainty. Copy the line "
                     "exactly from the file"
                 )
             merged[j1 + k - i1] = line
@@ -194,7 +195,7 @@ def apply_delta(
                 w = mapping[k]
                 if w is None:
                     if search[k].strip():
-                        raise DeltaError(f"the line {search[k].strip()[:60]!r} to be changed has no counterpart in the file")
+                        raise DeltaError(f"the line {quote(search[k].strip(), 60)} to be changed has no counterpart in the file")
                     continue
                 out.extend(window[w_pos:w])
                 w_pos = w + 1

@@ -9,6 +9,7 @@ from editblocks.matching.fuzzy import map_lines, similar_regions
 from editblocks.matching.result import MatchFailure
 from editblocks.matching.strategies import FileView
 from editblocks.matching.text import find_all, format_lines, indent_of, line_of, split_lines
+from editblocks.quoting import percent, quote
 
 MAX_QUOTED_LINES = 20
 MAX_DIFFERENCES = 3
@@ -75,7 +76,7 @@ def describe_differences(search: list[str], window: list[str], first_line: int =
     for i, w in enumerate(mapping):
         if w is None:
             if search[i].strip():
-                out.append(f"the block's line {search[i].strip()[:70]!r} is not in the file there")
+                out.append(f"the block's line {quote(search[i].strip(), 70)} is not in the file there")
         else:
             used.add(w)
             have, want = window[w], search[i]
@@ -83,14 +84,14 @@ def describe_differences(search: list[str], window: list[str], first_line: int =
                 continue
             if have.strip() == want.strip():
                 kind = "indentation" if have.rstrip() != want.rstrip() else "trailing white space"
-                out.append(f"line {first_line + w} {have.strip()[:70]!r} differs only in {kind}")
+                out.append(f"line {first_line + w} {quote(have.strip(), 70)} differs only in {kind}")
             else:
-                out.append(f"line {first_line + w} is {have.strip()[:70]!r} where the block has {want.strip()[:70]!r}")
+                out.append(f"line {first_line + w} is {quote(have.strip(), 70)} where the block has {quote(want.strip(), 70)}")
         if len(out) >= MAX_DIFFERENCES:
             return out
     for w, line in enumerate(window):
         if w not in used and line.strip() and len(out) < MAX_DIFFERENCES:
-            out.append(f"line {first_line + w} {line.strip()[:70]!r} is missing from the block")
+            out.append(f"line {first_line + w} {quote(line.strip(), 70)} is missing from the block")
     return out
 
 
@@ -100,7 +101,7 @@ def not_found(view: FileView, search: list[str], *, what: str = "SEARCH text", l
     regions = similar_regions(view, search, limit=3)
     if not regions or regions[0].score is None or regions[0].score < 0.5:
         first = next((s.strip() for s in search if s.strip()), "")
-        hint = f"; its first line {first[:70]!r} occurs nowhere in the file" if first and not find_all(
+        hint = f"; its first line {quote(first, 70)} occurs nowhere in the file" if first and not find_all(
             "\n".join(view.stripped) + "\n", first + "\n", 1
         ) else ""
         return MatchFailure(f"{what} not found in file{hint}", "not_found")
@@ -110,7 +111,7 @@ def not_found(view: FileView, search: list[str], *, what: str = "SEARCH text", l
     diffs = describe_differences(search, window, first_line)
     scope = enclosing_scope(view.lines, best.start, last=best.start + best.length - 1, language=language)
     where = f"lines {first_line}-{last_line}" if last_line > first_line else f"line {first_line}"
-    reason = f"{what} not found in file; closest match is {where} ({best.score:.0%} similar)"
+    reason = f"{what} not found in file; closest match is {where} ({percent(best.score)} similar)"
     if scope:
         reason += f", inside `{scope.name}`" + (f" at lines {scope.first}-{scope.last}" if scope.first is not None else "")
     if diffs:
@@ -195,5 +196,5 @@ def _first_difference(text: str, offset: int, expected: str) -> str:
         have = actual[i]
         if have != want:
             kind = "whitespace differs" if have.strip() == want.strip() else "text differs"
-            return f"; line {base + i} of the file is {have[:80]!r} where the block has {want[:80]!r} ({kind})"
+            return f"; line {base + i} of the file is {quote(have, 80)} where the block has {quote(want, 80)} ({kind})"
     return ""

@@ -16,6 +16,7 @@ from difflib import SequenceMatcher
 
 from editblocks.matching.result import MatchFailure
 from editblocks.matching.strategies import is_elision
+from editblocks.quoting import quote
 
 SIMILAR = 0.6
 """Least similarity for a REPLACE line beside an elision to be read as the change of the SEARCH
@@ -73,7 +74,7 @@ def expand_replace_elisions(
                 out.extend(r_lines[j1:j2])  # Python's Ellipsis, as written
                 continue
             return MatchFailure(
-                f"REPLACE has the line {r_lines[e].strip()[:60]!r}, which stands for left-out lines, and SEARCH has no "
+                f"REPLACE has the line {quote(r_lines[e].strip(), 60)}, which stands for left-out lines, and SEARCH has no "
                 "such line; which SEARCH lines it keeps is not certain. Write the lines out in REPLACE, or put the "
                 "same elision line in SEARCH where those lines are",
                 "elision",

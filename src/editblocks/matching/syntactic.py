@@ -16,6 +16,7 @@ from difflib import SequenceMatcher
 from editblocks.matching.fuzzy import line_similarity, map_lines
 from editblocks.matching.result import Match, MatchFailure
 from editblocks.matching.strategies import Candidate, FileView
+from editblocks.quoting import quote
 
 STRATEGY = "ast"
 
@@ -61,7 +62,7 @@ def _carry(view: FileView, search: list[str], replace: list[str], first: int, la
             if w is None or line_similarity(search[k], window[w]) < CHANGED_LINE_SIMILARITY:
                 return MatchFailure(
                     f"SEARCH stands for the {what} by its name, but that definition does not contain the line "
-                    f"{search[k].strip()[:60]!r} that the edit changes; copy it exactly from the file",
+                    f"{quote(search[k].strip(), 60)} that the edit changes; copy it exactly from the file",
                     "not_found",
                     first + 1,
                     region=(first + 1, last + 1),

@@ -12,6 +12,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from editblocks.quoting import percent
+
 if TYPE_CHECKING:
     from editblocks.models import ApplyResult, EditBlock
 
@@ -268,7 +270,7 @@ def describe_result(result: ApplyResult) -> str:
     for i, r in enumerate(result.results, start=1):
         how = []
         if r.strategy:
-            how.append(r.strategy + (f" {r.score:.0%}" if r.score is not None else ""))
+            how.append(r.strategy + (f" {percent(r.score)}" if r.score is not None else ""))
         if r.estimated_line is not None:
             how.append(f"file line {r.estimated_line}")
         how.append(f"reply line {r.reply_line}")

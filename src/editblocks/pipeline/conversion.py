@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from editblocks.errors import EditblocksError
 from editblocks.files.workspace import Workspace, WorkspaceError
 from editblocks.formats import FORMATS, get_format
+from editblocks.formats.common import choose_fence
 from editblocks.matching import find_all
 from editblocks.models import ApplyResult, EditBlock, EditStatus
 from editblocks.pipeline.placer import ApplyOptions, BlockApplier
@@ -79,13 +80,21 @@ def convert_reply(
     root: str | os.PathLike[str] | None = None,
     format: str | None = None,
     match: str | None = None,
+    fence: bool = True,
 ) -> Conversion:
     """Convert the reply ``text`` (read in ``format``, or each block in its own format) to ``to``.
 
     ``root`` is the project folder the reply is for (see the module documentation); ``match``
     the matching level used to locate blocks there (default as for ``apply_edits``).
+
+    ``udiff`` with a ``root`` is a patch that ``git apply`` and ``patch -p1`` accept: the
+    changes the blocks make to the files, with three lines of context where the file has them,
+    the file's own line endings, ``a/`` and ``b/`` paths and true line numbers; in a ``diff``
+    Markdown fence unless ``fence=False``.
     """
     target = get_format(to)
+    if to == "udiff" and root is not None:
+        return _patch(text, Workspace(root), format, match, fence=fence)
     parsed = parse_response(text, format)
     done = Conversion("", format=parsed.format)
     blocks = list(parsed.blocks)
@@ -348,6 +357,50 @@ def _whole_files(blocks: list[EditBlock], resolver: _Resolver, done: Conversion)
             continue
         out.append(EditBlock(path, new_lines=final, whole_file=True, format="whole", line_number=first[path].line_number))
     return out
+
+
+def _patch(text: str, workspace: Workspace, format: str | None, match: str | None, *, fence: bool) -> Conversion:
+    """The reply as one patch of the project under ``workspace`` (see :func:`convert_reply`)."""
+    from editblocks.files.textfile import TextFile
+    from editblocks.pipeline.diffs import unified_diff
+    from editblocks.pipeline.placer import apply_edits
+
+    result = apply_edits(text, workspace.root, format=format, dry_run=True, continue_after_failure=True, match=match)
+    done = Conversion("", format=result.format)
+    for r in result.results:
+        if r.status is EditStatus.FAILED or (r.status is EditStatus.SKIPPED and not r.already_applied):
+            done.problems.append(f"block at reply line {r.reply_line} for {r.file_path}: {r.reason}")
+        elif r.already_applied:
+            done.notes.append(f"block at reply line {r.reply_line} for {r.file_path}: it is already applied in the project; left out")
+    sections: list[str] = []
+    for path in result.files_modified:
+        try:
+            data: bytes | None = workspace.read_bytes(path)[1]
+        except WorkspaceError:
+            data = None
+        deleted = path in result.files_deleted
+        if data is None:
+            before, after = "", result.after.get(path, "")
+        else:
+            file = TextFile.from_bytes(path, data)
+            before = data[len(file.bom) :].decode(file.encoding)
+            after = "" if deleted else file.encode(result.after[path])[len(file.bom) :].decode(file.encoding)
+        diff = unified_diff(before, after, path)
+        if not diff:
+            continue
+        body = diff.split("\n", 2)[2]  # the hunks, under headers that say what the file was and becomes
+        # As git writes them: a name with a space ends with a tab, so that patch reads it whole.
+        end = "\t" if " " in path else ""
+        old = f"--- a/{path}{end}" if data is not None else "--- /dev/null"
+        new = "+++ /dev/null" if deleted else f"+++ b/{path}{end}"
+        sections.append(f"{old}\n{new}\n{body}")
+    if not sections:
+        return done
+    patch = "".join(sections)
+    marker = choose_fence(patch)
+    done.text = f"{marker}diff\n{patch}{marker}\n" if fence else patch
+    done.blocks, _ = get_format("udiff").parse_lines(split_reply(done.text))
+    return done
 
 
 __all__ = ["Conversion", "ConversionError", "convert", "convert_reply", "same_meaning"]

@@ -465,7 +465,7 @@ def _apply_block(
                     res.status, res.reason, res.already_applied = EditStatus.SKIPPED, ALREADY_APPLIED, True
                     res.strategy = "create"
                     return res
-                raise _Failure(f"file exists: {path}; use an edit with an anchor to change it")
+                raise _Failure(f"file exists: {path}; {_how_to_change(block.format)}")
             verdict = check_file(state.text, block.replace_text, path)
             if not verdict:
                 raise _Failure(verdict.reason)
@@ -777,7 +777,31 @@ def _resolve(block: EditBlock, workspace: Workspace, states: dict[str, _FileStat
     if len(candidates) > 1:
         listed = ", ".join(candidates[:10])
         raise _Failure(f"file not found: {rel}; several files could be meant: {listed}. Use the full path")
-    raise _Failure(f"File not found: {rel}")
+    raise _Failure(f"File not found: {rel}" + _did_you_mean(rel, workspace))
+
+
+def _how_to_change(fmt: str) -> str:
+    """How a block of format ``fmt`` changes an existing file, in that format's own words."""
+    if fmt in ("edit-v2", "edit-v3"):
+        return "use an edit with an anchor to change it"
+    if fmt == "patch":
+        return "to change it use *** Update File with context lines around the change"
+    if fmt == "udiff":
+        return "to change it write a hunk (--- a/path, +++ b/path) with context lines around the change"
+    if fmt == "whole":
+        return "to replace it send the whole file with --format whole"
+    return "to change it put the lines to change in SEARCH (an empty SEARCH creates a new file)"
+
+
+def _did_you_mean(rel: str, workspace: Workspace) -> str:
+    """``; did you mean src/click/utils.py?`` when files of that name exist in other folders
+    (suggested in the reason, never applied)."""
+    others = [c for c in workspace.similar_paths(rel) if c != rel]
+    if not others:
+        return ""
+    if len(others) == 1:
+        return f"; did you mean {others[0]}?"
+    return f"; did you mean one of {', '.join(others[:5])}{', ...' if len(others) > 5 else ''}?"
 
 
 def _state(path: str, block: EditBlock, workspace: Workspace, states: dict[str, _FileState]) -> _FileState:

@@ -27,6 +27,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
+from editblocks.quoting import quote
 from editblocks.syntax.languages import is_document
 
 __all__ = ["Verdict", "check_already_applied", "check_edit", "check_file", "check_markers", "check_sketch", "marker_lines"]
@@ -350,7 +351,7 @@ def check_markers(file_before: str, old: str, new: str, path: str = "") -> Verdi
                 break
             prev = line
         why = _WHY.get(kind, f"is a marker line of an edit format ({kind}), not file content")
-        return _fail(f"the edit would write the line {example[:60]!r} into {path or 'the file'}, which {why}")
+        return _fail(f"the edit would write the line {quote(example, 60)} into {path or 'the file'}, which {why}")
     return _OK
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
+from editblocks.quoting import percent
 from editblocks.syntax.languages import CODE_KINDS, SPECS
 from editblocks.syntax.render import split_lines
 from editblocks.syntax.tree import Definition, SyntaxUnavailable, analyze, definitions, parse
@@ -185,7 +186,7 @@ def locate_definition(text: str, search: str, language: str) -> Located | NotLoc
     threshold = threshold_for(min(ours.count("\n"), theirs.count("\n")) + 1)
     if similarity < threshold:
         return NotLocated(
-            f"the only {d.kind} named `{d.name}`, {where}, is {similarity:.0%} similar to SEARCH "
-            f"(at least {threshold:.0%} is needed)"
+            f"the only {d.kind} named `{d.name}`, {where}, is {percent(similarity)} similar to SEARCH "
+            f"(at least {percent(threshold)} is needed)"
         )
     return Located(first, last, similarity, f"{d.kind} {where}")

@@ -19,6 +19,7 @@ from editblocks.files.workspace import BinaryFileError, FileMissingError, Worksp
 from editblocks.models import ApplyResult, EditBlock, EditResult, EditStatus, ParseWarning
 from editblocks.pipeline.feedback import feedback_message
 from editblocks.pipeline.placer import apply_edits
+from editblocks.quoting import percent
 from editblocks.reading.reader import parse_response, split_reply
 from editblocks.web.highlight import diff_rows, text_rows
 from editblocks.web.recording import apply_recorded, undo_status, undone_entries
@@ -65,7 +66,7 @@ def strategy_label(strategy: str | None, score: float | None) -> tuple[str | Non
         return None, None
     label, confidence = _STRATEGIES.get(strategy, (strategy.replace("-", " ").capitalize(), "medium"))
     if score is not None:
-        label = f"{label} ({score:.0%})"
+        label = f"{label} ({percent(score)})"
     return label, confidence
 
 

@@ -1,0 +1,20 @@
+"""Quoting a line of a file or reply in a message."""
+
+from __future__ import annotations
+
+ELLIPSIS = "…"
+
+
+def quote(text: str, limit: int = 70) -> str:
+    """``text`` in quotes (Python's repr), cut at ``limit`` characters with an ellipsis when longer."""
+    if len(text) > limit:
+        text = text[:limit] + ELLIPSIS
+    return repr(text)
+
+
+def percent(score: float | None) -> str:
+    """A similarity as a whole percentage, rounded down: only an identical text is ``100%``
+    (a near match of 0.996 is ``99%``, never ``100%``); an unknown one (None) is ``0%``."""
+    score = score or 0.0
+    whole = int(score * 100)
+    return f"{min(whole, 99) if score < 1 else 100}%"
