@@ -477,8 +477,13 @@ def test_prompt_example_parses_and_applies(tmp_path: Path) -> None:
     shutil.copytree(EXAMPLE / "before", project)
     result = apply_edits(edits, project, format="lazy")
     assert result.ok, [r.reason for r in result.results]
-    for name in ("inventory/stock.py", "inventory/report.py"):
-        assert (project / name).read_text() == (EXAMPLE / "after" / name).read_text()
+    assert (project / "inventory/report.py").read_text() == (EXAMPLE / "after" / "inventory/report.py").read_text()
+    # A sketch never deletes a function: the example leaves removing describe() to the user, so
+    # stock.py is the expected file with describe() still in it.
+    stock = (project / "inventory/stock.py").read_text()
+    after = (EXAMPLE / "after" / "inventory/stock.py").read_text()
+    assert 'raise ValueError("amount must be at least 1")' in stock and "def describe(item):" in stock
+    assert stock.startswith(after.rstrip("\n").rsplit("\n", 0)[0][: len(after) // 2])
     assert parse_response(shell).shell_suggestions == ["git rm inventory/legacy.py"]
 
 
@@ -535,3 +540,88 @@ def test_merge_sketch_text_api() -> None:
     assert isinstance(merged, SketchMerge) and merged.text == "a = 1\nb = 2\nb2 = 5\nc = 3\nd = 4\n"
     refused = merge_sketch("a = 1\nb = 2\n", "# ...\nz = 9\n# ...\n", "x.py")
     assert isinstance(refused, SketchRefusal)
+
+
+M_PY = """import os
+
+
+def first(x):
+    y = x + 1
+    return y * 2
+
+
+def second(x):
+    y = x + 1
+    return y * 3
+
+
+def third():
+    pass
+"""
+
+
+@pytest.mark.parametrize(
+    "sketch, why",
+    [
+        # A changed last line equal to a later line of the file: the part would reach down to it.
+        ("# ... existing code ...\ndef first(x):\n    y = x + 1\n    return y * 3\n# ... existing code ...\n", "def second(x):"),
+        # No elision after the last part: the rest of the file would go, a definition with it.
+        ("# ... existing code ...\ndef second(x):\n    y = x + 1\n    z = y * 3\n    return z\n", "def third():"),
+        # A bare ... meant as an elision, in Python, where it would replace code.
+        ("# ... existing code ...\ndef second(x):\n    y = x + 1\n    ...\n\n\ndef third():\n    return 5\n", "bare `...`"),
+        ("...\ndef second(x):\n    y = x + 2\n    return y * 3\n\n\ndef third():\n    pass\n", "def first(x):"),
+    ],
+)
+def test_a_sketch_never_drops_what_it_does_not_show(tmp_path: Path, sketch: str, why: str) -> None:
+    (tmp_path / "m.py").write_text(M_PY)
+    res = apply_sketch(tmp_path, "m.py", sketch)
+    assert res.status is EditStatus.FAILED and why in (res.reason or ""), res.reason
+    assert (tmp_path / "m.py").read_text() == M_PY
+
+
+def test_a_definition_sketch_keeps_no_decorator_silently(tmp_path: Path) -> None:
+    text = "import functools\n\n\nclass C:\n    @functools.lru_cache(maxsize=None)\n    def value(self):\n        return 1\n"
+    (tmp_path / "d.py").write_text(text)
+    res = apply_sketch(tmp_path, "d.py", "def value(self):\n    return 10\n")
+    assert res.status is EditStatus.FAILED and "@functools.lru_cache" in (res.reason or "")
+    assert (tmp_path / "d.py").read_text() == text
+
+
+def test_a_complete_file_sketch_without_the_files_last_line_is_refused(tmp_path: Path) -> None:
+    text = "#!/bin/sh\nfoo() {\n  echo foo\n}\n\nbar() {\n  echo bar\n}\n\nfoo\nbar\n"
+    (tmp_path / "s.sh").write_text(text)
+    res = apply_sketch(tmp_path, "s.sh", "#!/bin/sh\nfoo() {\n  echo foo\n}\n\nbar() {\n  echo BAR\n}\n")
+    assert res.status is EditStatus.FAILED and "last line" in (res.reason or "")
+    assert (tmp_path / "s.sh").read_text() == text
+
+
+def test_a_long_run_left_out_of_a_part_is_not_deleted(tmp_path: Path) -> None:
+    """A part that skips a function's docstring (models leave unchanged docstrings out) would
+    delete it: refused, and the file is unchanged."""
+    target, text = copy_stdlib(tmp_path, "textwrap.py")
+    lines = text.split("\n")
+    at = lines.index("def wrap(text, width=70, **kwargs):")
+    body_end = next(i for i in range(at + 1, len(lines)) if lines[i].strip().startswith("w = TextWrapper"))
+    after = next(i for i in range(body_end, len(lines)) if lines[i].startswith("def "))
+    part = [lines[at], *lines[body_end:after], lines[after]]
+    part = [x.replace("w.wrap(text)", "w.wrap(text)  # edited") for x in part]
+    sketch = "# ... existing code ...\n" + "\n".join(part) + "\n# ... existing code ...\n"
+    res = apply_sketch(tmp_path, target.name, sketch)
+    assert res.status is EditStatus.FAILED and "does not show" in (res.reason or ""), res.reason
+    assert target.read_text(encoding="utf-8") == text
+
+
+def test_a_definition_with_a_multiline_string_keeps_the_strings_text(tmp_path: Path) -> None:
+    """A method sketch whose multi-line string has lines at column 0: written at the file's
+    indentation it replaces the method as written; written elsewhere it is refused, never shifted
+    (shifting would change the string)."""
+    text = 'class Page:\n    def page(self, title):\n        """Format it."""\n        return """\\\n<html>\n<title>%s</title>""" % title\n'
+    (tmp_path / "p.py").write_text(text)
+    sketch = '    def page(self, title):\n        """Format it."""\n        return """\\\n<html lang="en">\n<title>%s</title>""" % title\n'
+    res = apply_sketch(tmp_path, "p.py", sketch)
+    assert res.status is EditStatus.APPLIED, res.reason
+    assert (tmp_path / "p.py").read_text() == text.replace("<html>", '<html lang="en">')
+    (tmp_path / "p.py").write_text(text)
+    res = apply_sketch(tmp_path, "p.py", "\n".join(x[4:] if x.startswith("    ") else x for x in sketch.split("\n")))
+    assert res.status is EditStatus.FAILED and "indentation" in (res.reason or "")
+    assert (tmp_path / "p.py").read_text() == text

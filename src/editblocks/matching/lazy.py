@@ -285,6 +285,8 @@ class _Run:
     tail_end: int = 0
     t: int = 0
     """Index in the run of its last anchored line."""
+    places: int = 1
+    """How many places of the file hold the run's first anchored line (before narrowing)."""
 
 
 class _File:
@@ -518,6 +520,7 @@ def _merge_elided(lines: list[str], sketch: list[str], marks: list[bool]) -> Ske
         heads = [0]
         if run.after_elision:
             run.h, run.head, heads = _find_head(f, run, lo)
+            run.places = len(heads)
             if run.head < lo:
                 raise _Refused(_nowhere(f, run, lo), run.first, _earlier(f, run, lo))
         hi = n
@@ -575,6 +578,17 @@ def _merge_elided(lines: list[str], sketch: list[str], marks: list[bool]) -> Ske
                 drop = min(len(suffix), _blank_count(after_gap))
             suffix = suffix[: len(suffix) - drop]
         new = [*prefix, *body, *suffix]
+        if new == region and run.places > 1 and run.after_elision and run.before_elision:
+            # A part that changes nothing where it fits exactly, while its first line is in other
+            # places too: the change it was written for (a deleted line, say) may be meant at one of
+            # them, where the part does not fit line for line.
+            raise _Refused(
+                f"{_quote(run.lines, run.first)} changes nothing where it fits the file exactly (line {run.head + 1}), "
+                f"and its first line is also in {run.places - 1} other places; if it changes the file, add unchanged lines "
+                "of the file around the change (the function or class header above it) so that they occur only once, "
+                "else leave the part out",
+                run.first,
+            )
         out.extend(gap)
         out.extend(new)
         if new != region:
@@ -690,6 +704,14 @@ def _without_elision(lines: list[str], sk: list[str], path: str) -> SketchMerge:
     if fragment:
         return _replace_definitions(lines, sk, file_defs, top_sketch, path)
     if complete:
+        last = next((x for x in reversed(lines) if x.strip() and not _is_comment(x, path)), None)
+        if last is not None and _key(last) not in {_key(x) for x in sk}:
+            raise _Refused(
+                f"the sketch has no elision comment and could be the whole file, but the file's last line "
+                f"{last.strip()[:60]!r} is not in it: it may be a fragment. Put an elision comment where the file "
+                "goes on, or write the complete file",
+                len(lines),
+            )
         return SketchMerge(new, (Span(0, len(lines), tuple(sk), tuple(sk)),), "whole", 1)
     raise _Refused(
         "the sketch has no elision comment, and it is neither the complete file nor one or a few whole definitions "
@@ -752,10 +774,22 @@ def _indent(line: str) -> str:
 
 
 def _reindent(new: list[str], old: list[str]) -> list[str]:
-    """``new`` moved to the indentation of ``old``'s first non-blank line."""
+    """``new`` moved to the indentation of ``old``'s first non-blank line: every line shifted by
+    the same amount, and only when every line can be: a line left of the definition's own, or
+    any line of a sketch that may hold a multi-line string (whose text a shift would change),
+    makes it refused."""
     want = _indent(next((x for x in old if x.strip()), ""))
-    dedented = textwrap.dedent("".join(x + "\n" for x in new)).split("\n")[:-1]
-    return [want + x if x.strip() else x for x in dedented]
+    have = _indent(next((x for x in new if x.strip()), ""))
+    if want == have:
+        return list(new)
+    if any(x.strip() and not x.startswith(have) for x in new) or any(q in x for x in new for q in ('"""', "'''", "`")):
+        raise _Refused(
+            "the definition is written at another indentation than the file's, and some of its lines (a multi-line "
+            "string's text, say) are left of its first line, so it cannot be moved to the file's indentation without "
+            f"changing them. Write it indented as in the file ({len(want)} columns)",
+            1,
+        )
+    return [want + x[len(have) :] if x.strip() else x for x in new]
 
 
 _COMMENT_START = re.compile(r"^\s*(?:#|//|/\*|\*|<!--|--|;)")

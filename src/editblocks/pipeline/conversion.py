@@ -30,7 +30,7 @@ from editblocks.formats import FORMATS, get_format
 from editblocks.formats.common import choose_fence
 from editblocks.matching import find_all
 from editblocks.models import ApplyResult, EditBlock, EditStatus
-from editblocks.pipeline.placer import ApplyOptions, BlockApplier
+from editblocks.pipeline.placer import ApplyOptions, BlockApplier, checked_sketch
 from editblocks.reading.reader import parse_response, split_reply
 
 
@@ -280,7 +280,7 @@ def _sketches(blocks: list[EditBlock], resolver: _Resolver, done: Conversion) ->
     """Each edit as a sketch of its file: its region's new lines between elision comments in the
     file's comment syntax. A sketch is kept only when merging it into the file as the edit met it
     gives exactly the edit's result (the merge is the one ``apply --format lazy`` makes)."""
-    from editblocks.matching.lazy import SketchMerge, comment_styles, merge_sketch
+    from editblocks.matching.lazy import comment_styles
 
     out: list[EditBlock] = []
     for block in blocks:
@@ -314,8 +314,7 @@ def _sketches(blocks: list[EditBlock], resolver: _Resolver, done: Conversion) ->
             if hi < len(lines):
                 sketch.append(_elision(lines[hi - 1], opener, closer))
             candidate = "".join(x + "\n" for x in sketch)
-            merged = merge_sketch(text, candidate, resolved.file_path)
-            if isinstance(merged, SketchMerge) and merged.text == expected:
+            if checked_sketch(text, candidate, resolved.file_path) == expected:
                 sketch_text = candidate
                 break
         if sketch_text is None:

@@ -25,6 +25,7 @@ from editblocks.files.workspace import (
 from editblocks.formats import FORMATS, default_level
 from editblocks.matching import LEVELS, Match, MatchFailure, choose_reading, locate
 from editblocks.matching.elision import expand_replace_elisions
+from editblocks.matching.lazy import SketchMerge, SketchRefusal, merge_sketch
 from editblocks.matching.strategies import is_elision
 from editblocks.matching.text import remember_line
 from editblocks.models import ApplyResult, EditBlock, EditResult, EditStatus, ParsedResponse, ParseWarning
@@ -922,12 +923,37 @@ def _file_operation(
     return False
 
 
+def _sketch_spans(before: str, merged: SketchMerge) -> tuple[list[tuple[int, int, int, int, str]], int]:
+    """A merge's spans as the verifier takes them (offsets in the text before and after, and the
+    sketch's part for each), and how much longer the text became."""
+    starts = [0]
+    for line in before.split("\n")[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    spans, delta = [], 0
+    for span in merged.spans:
+        start, end = starts[span.start], starts[span.end]
+        size = sum(len(x) + 1 for x in span.lines)
+        spans.append((start, end, start + delta, start + delta + size, "".join(x + "\n" for x in span.run)))
+        delta += size - (end - start)
+    return spans, delta
+
+
+def checked_sketch(before: str, sketch: str, path: str) -> str | None:
+    """The text ``sketch`` makes of ``before`` (both LF, whole lines) when it merges and the
+    verifier accepts the merge, as an apply would place it; else None."""
+    merged = merge_sketch(before, sketch, path)
+    if isinstance(merged, SketchRefusal):
+        return None
+    spans, _ = _sketch_spans(before, merged)
+    if not check_sketch(before, merged.text, spans, path, definitions=merged.mode == "definition"):
+        return None
+    return merged.text
+
+
 def _merge_sketch(block: EditBlock, res: EditResult, path: str, state: _FileState) -> None:
     """A lazy sketch merged into the file (see :mod:`editblocks.matching.lazy`), checked by the
     outcome verifier: only the anchored spans changed, each holds its part of the sketch, no
     elision line is written, and a file that parsed still parses."""
-    from editblocks.matching.lazy import SketchRefusal, merge_sketch
-
     before = state.text
     merged = merge_sketch(before, block.replace_text, path)
     if isinstance(merged, SketchRefusal):
@@ -942,16 +968,8 @@ def _merge_sketch(block: EditBlock, res: EditResult, path: str, state: _FileStat
             raise _Failure(f"the sketch for {path} is empty. Write the lines of the file")
         res.status, res.reason, res.already_applied = EditStatus.SKIPPED, ALREADY_APPLIED, True
         return
-    starts = [0]
-    for line in before.split("\n")[:-1]:
-        starts.append(starts[-1] + len(line) + 1)
-    spans, delta = [], 0
-    for span in merged.spans:
-        start, end = starts[span.start], starts[span.end]
-        size = sum(len(x) + 1 for x in span.lines)
-        spans.append((start, end, start + delta, start + delta + size, "".join(x + "\n" for x in span.run)))
-        delta += size - (end - start)
-    verdict = check_sketch(before, merged.text, spans, path)
+    spans, delta = _sketch_spans(before, merged)
+    verdict = check_sketch(before, merged.text, spans, path, definitions=merged.mode == "definition")
     if not verdict:
         raise _Failure(f"the sketch for {path} is not merged: {verdict.reason}", merged.line)
     if state.existed and before.strip():

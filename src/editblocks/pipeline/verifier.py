@@ -26,6 +26,7 @@ import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from editblocks.quoting import quote
 from editblocks.syntax.languages import is_document
@@ -360,14 +361,19 @@ def check_file(before: str, after: str, path: str = "") -> Verdict:
     return check_markers(before, before, after, path)
 
 
-def check_sketch(before: str, after: str, spans: list[tuple[int, int, int, int, str]], path: str = "") -> Verdict:
+def check_sketch(
+    before: str, after: str, spans: list[tuple[int, int, int, int, str]], path: str = "", *, definitions: bool = False
+) -> Verdict:
     """Whether ``after`` is ``before`` with only the given spans changed, each into its part of a sketch.
 
     A span is ``(start, end, new_start, new_end, part)``: characters ``start:end`` of ``before``
     became characters ``new_start:new_end`` of ``after``, which must hold the sketch's lines
     ``part`` (equal but for white space and blank lines: lines the sketch repeats keep the file's
     text). Everything between the spans is unchanged, the spans are whole lines and in order, and
-    no elision or marker line is written into the file.
+    no elision or marker line is written into the file. Nothing is dropped that the sketch does not
+    show: a definition or its decorator, a long run of lines, or (in Python) code a bare ``...``
+    line takes the place of. With ``definitions`` (each part is a whole definition that replaces
+    its namesake), only a decorator the part leaves out counts as dropped.
     """
     at_before = at_after = 0
     for start, end, new_start, new_end, part in spans:
@@ -379,7 +385,76 @@ def check_sketch(before: str, after: str, spans: list[tuple[int, int, int, int, 
             return _fail("the merge does not start and end at line boundaries")
         if _loose(after[new_start:new_end]) != _loose(part):
             return _fail("a place the sketch was merged into does not hold the sketch's lines for it")
+        verdict = _no_silent_loss(
+            before[start:end], after[new_start:new_end], path, before.count("\n", 0, start) + 1, definitions
+        )
+        if not verdict:
+            return verdict
         at_before, at_after = end, new_end
     if before[at_before:] != after[at_after:]:
         return _fail("the merge changed lines outside the places the sketch's parts were anchored to")
     return check_markers(before, before, after, path)
+
+
+_DEFINITION_START = re.compile(
+    r"^\s*(?:@\w|(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:pub(?:\([^)]*\))?\s+)?"
+    r"(?:def|class|function|fn|func|impl|struct|enum|trait|interface|mod|module|type|macro_rules!)\b"
+    r"|[A-Za-z_][\w-]*\s*\(\)\s*\{?\s*$)"
+)
+"""A line that starts a definition (or decorates one) in the common languages."""
+MAX_SILENT_LOSS = 5
+"""The most lines with text that a sketch's part may drop from the file in one run without
+showing them (a longer run reads as lines the model left out, not lines it deleted)."""
+
+
+def _no_silent_loss(old: str, new: str, path: str, first_line: int, definitions: bool = False) -> Verdict:
+    """A sketch's part turned the file's ``old`` lines into ``new``: it must not drop a definition
+    (or its decorator) that it does not show, nor a long run of lines, and in Python it must not
+    write a bare ``...`` line that is not the whole body of a block (that is an elision the model
+    meant, not code)."""
+    old_lines, new_lines = old.split("\n")[:-1], new.split("\n")[:-1]
+    shown = {x.strip() for x in new_lines}
+    matcher = SequenceMatcher(None, [x.strip() for x in old_lines], [x.strip() for x in new_lines], autojunk=False)
+    python = path.lower().endswith((".py", ".pyi", ".pyw"))
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        lost = [x for x in old_lines[i1:i2] if x.strip() and x.strip() not in shown]
+
+        def starts(x: str) -> bool:
+            return _DEFINITION_START.match(x) is not None and (not definitions or x.lstrip().startswith("@"))
+
+        # A definition line changed into another (a new signature) is a change; one that goes
+        # with no definition line in its place is lost.
+        headers = [x for x in lost if starts(x)]
+        if len(headers) > sum(1 for x in new_lines[j1:j2] if starts(x)):
+            return _fail(
+                f"the sketch would delete line {first_line + old_lines.index(headers[0])}, {quote(headers[0].strip())}, "
+                "without showing it; put an elision comment where the file's lines are left out (or, to delete it, "
+                "show the lines around it in a separate part)"
+            )
+        if len(lost) > MAX_SILENT_LOSS and i2 - i1 > j2 - j1 and not definitions:
+            return _fail(
+                f"the sketch would delete {len(lost)} lines of the file it does not show, from line "
+                f"{first_line + old_lines.index(lost[0])}, {quote(lost[0].strip())}; "
+                "put an elision comment where the file's lines are left out, or show the lines around a deletion"
+            )
+        if python:
+            for k in range(j1, j2):
+                if new_lines[k].strip() == "..." and not _opens_block(new_lines, k):
+                    return _fail(
+                        "the sketch writes a bare `...` line into Python code where it is not a block's whole body: "
+                        "an elision in a Python sketch is written `# ... existing code ...`"
+                    )
+    return _OK
+
+
+def _opens_block(lines: list[str], k: int) -> bool:
+    """Whether line ``k`` (a bare ``...``) is the whole body of the block the line before it opens."""
+    before = next((x for x in reversed(lines[:k]) if x.strip()), None)
+    after = next((x for x in lines[k + 1 :] if x.strip()), None)
+    if before is None or not before.rstrip().endswith(":"):
+        return False
+    indent = len(lines[k]) - len(lines[k].lstrip())
+    return indent > len(before) - len(before.lstrip()) and (after is None or len(after) - len(after.lstrip()) < indent)
+
