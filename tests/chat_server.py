@@ -45,6 +45,8 @@ class Scripted:
     headers: dict[str, str] = field(default_factory=dict)
     cut_after: int | None = None
     malformed_after: int | None = None
+    mistyped_after: int | None = None
+    """After that many pieces, an event that is JSON but whose content is a number, not text."""
     stall_after: int | None = None
     stall: float = 0.0
     finish_reason: str = "stop"
@@ -134,6 +136,9 @@ class ChatServer:
                             return
                         if reply.malformed_after is not None and i >= reply.malformed_after:
                             event('{"id": "chatcmpl-scripted", "choices": [{"index": 0, "delta": {"content": "x"')
+                            break
+                        if reply.mistyped_after is not None and i >= reply.mistyped_after:
+                            event(chunk({"content": 5}))
                             break
                         if reply.stall_after is not None and i == reply.stall_after:
                             time.sleep(reply.stall)

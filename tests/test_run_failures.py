@@ -109,6 +109,23 @@ def test_a_malformed_stream_event_is_an_endpoint_failure(project: Path, chat: Ch
     assert read_tree(project) == before
 
 
+def test_a_stream_event_with_fields_of_the_wrong_type_is_an_endpoint_failure(project: Path, chat: ChatServer) -> None:
+    """Valid JSON, wrong types: content that is a number, token counts that are not numbers."""
+    before = read_tree(project)
+    chat.script(Scripted([GOOD, *pieces(FIXED, 20)], mistyped_after=2))
+    code, data = run_json(project)
+    assert code == 3, data
+    assert "malformed stream event" in data["error"] and "content is int" in data["error"]
+    assert read_tree(project) == before
+    # Token counts that are not numbers, as the client hands them over.
+    from types import SimpleNamespace
+
+    from editblocks.run import _parse_chunk, _StreamFailure
+
+    with pytest.raises(_StreamFailure, match="wrong type"):
+        _parse_chunk(SimpleNamespace(usage=SimpleNamespace(prompt_tokens="a", completion_tokens=1, total_tokens=2), choices=[]))
+
+
 def test_a_429_is_retried_by_the_client_and_the_reply_applied(project: Path, chat: ChatServer) -> None:
     chat.script(Scripted(status=429, once=True, headers={"retry-after-ms": "20"}), Scripted([GOOD]))
     code, data = run_json(project)

@@ -475,7 +475,17 @@ def no_blocks_feedback(format: str, result: ApplyResult | None = None) -> str:
 
 
 def _parse_chunk(chunk: Any) -> tuple[str, str | None, Usage | None]:
-    """The text, finish reason and usage one streamed chunk carries (choice 0 only)."""
+    """The text, finish reason and usage one streamed chunk carries (choice 0 only).
+
+    A chunk whose fields have the wrong types (content that is not text, token counts that are
+    not numbers) is a malformed stream event: :class:`_StreamFailure`, as a broken stream is."""
+    try:
+        return _chunk_fields(chunk)
+    except (TypeError, ValueError) as exc:
+        raise _StreamFailure(ValueError(f"a stream event with fields of the wrong type: {exc}"), True) from None
+
+
+def _chunk_fields(chunk: Any) -> tuple[str, str | None, Usage | None]:
     usage = None
     raw = getattr(chunk, "usage", None)
     if raw is not None:
@@ -491,9 +501,13 @@ def _parse_chunk(chunk: Any) -> tuple[str, str | None, Usage | None]:
             continue
         if getattr(choice, "finish_reason", None):
             finish = choice.finish_reason
+            if not isinstance(finish, str):
+                raise TypeError(f"finish_reason is {type(finish).__name__}, not text")
         delta = getattr(choice, "delta", None)
         text = getattr(delta, "content", None) if delta is not None else None
         if text:
+            if not isinstance(text, str):
+                raise TypeError(f"content is {type(text).__name__}, not text")
             texts.append(text)
     return "".join(texts), finish, usage
 
