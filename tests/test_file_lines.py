@@ -1,0 +1,56 @@
+"""The indexed lines of a file during an apply agree with plain text operations."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from editblocks.pipeline import lines as lines_module
+from editblocks.pipeline.lines import FileLines
+
+
+def _find(model: list[str], needle: list[str]) -> list[int]:
+    n = len(needle)
+    return [i for i in range(len(model) - n + 1) if model[i : i + n] == needle] if n else []
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_splices_agree_with_a_list(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lines_module, "CHUNK", 4)
+    rng = random.Random(seed)
+    words = ["a", "b", "c", "", "dd", "e e"]
+    model = [rng.choice(words) + str(rng.randrange(8)) for _ in range(rng.randrange(0, 40))]
+    doc = FileLines("".join(x + "\n" for x in model))
+    for _ in range(200):
+        op = rng.randrange(4)
+        if op == 0:
+            a = rng.randrange(len(model) + 1)
+            b = rng.randrange(a, min(len(model), a + 12) + 1)
+            new = [rng.choice(words) + str(rng.randrange(8)) for _ in range(rng.randrange(0, 15))]
+            doc.splice(a, b, new)
+            model[a:b] = new
+        elif op == 1 and model:
+            a = rng.randrange(len(model))
+            needle = model[a : a + rng.randrange(1, 4)]
+            assert doc.find(needle) == _find(model, needle)
+        elif op == 2:
+            needle = [rng.choice(words) + str(rng.randrange(8)) for _ in range(rng.randrange(1, 3))]
+            assert doc.find(needle) == _find(model, needle)
+            assert doc.count(needle[0]) == model.count(needle[0])
+        else:
+            text = "".join(x + "\n" for x in model)
+            assert doc.text == text
+            assert len(doc) == len(text)
+            k = rng.randrange(len(model) + 1)
+            assert doc.offset(k) == len("".join(x + "\n" for x in model[:k]))
+            assert doc.lines(k - 2, k + 3) == model[max(0, k - 2) : k + 3]
+        assert doc.line_count == len(model)
+
+
+def test_text_only_until_searched() -> None:
+    doc = FileLines("x\ny\n")
+    assert not doc.indexed and doc.text == "x\ny\n"
+    assert doc.find(["y"]) == [1] and doc.indexed
+    doc.replace_text("")
+    assert doc.find(["y"]) == [] and doc.text == "" and doc.line_count == 0
