@@ -62,7 +62,8 @@ class FileLines:
         self._count: Counter[str] = Counter(lines)
         # The chunk of every line; right for a line that occurs once (see _chunks_of).
         self._one: dict[str, int] = dict(zip(lines, chain.from_iterable(repeat(i, len(c)) for i, c in enumerate(chunks))))
-        self._many: dict[str, list[int]] = {}
+        self._many: dict[str, Counter[int]] = {}
+        """For some lines that occur more than once: how many times in each chunk."""
         self._stripped: Counter[str] | None = None
         self._nonascii = 0 if text.isascii() else sum(1 for line in lines if not line.isascii())
 
@@ -167,21 +168,21 @@ class FileLines:
         return self._nonascii == 0
 
     def _chunks_of(self, line: str) -> list[int]:
-        """Ids of the chunks holding ``line``, once per occurrence."""
+        """Ids of the chunks holding ``line``."""
         n = self._count[line]
         if n == 0:
             return []
         many = self._many.get(line)
         if many is not None:
-            return many
+            return list(many)
         if n == 1 and line in self._one:
             return [self._one[line]]
-        found = list(chain.from_iterable(repeat(cid, c.count(line)) for cid, c in zip(self._ids, self._chunks or ())))
+        found = Counter({cid: k for cid, c in zip(self._ids, self._chunks or ()) if (k := c.count(line))})
         if n == 1:
-            self._one[line] = found[0]
+            self._one[line] = next(iter(found))
         else:
             self._many[line] = found
-        return found
+        return list(found)
 
     def find(self, needle: list[str]) -> list[int]:
         """0-based first lines of every place the lines ``needle`` occur, in order."""
@@ -201,7 +202,7 @@ class FileLines:
         assert chunks is not None
         n = len(needle)
         starts: list[int] = []
-        for cid in sorted(set(cids), key=self._pos.__getitem__):
+        for cid in sorted(cids, key=self._pos.__getitem__):
             p = self._pos[cid]
             chunk, base = chunks[p], self._line_start[p]
             i = chunk.index(anchor)
@@ -279,7 +280,8 @@ class FileLines:
         """One occurrence of ``line`` moved from chunk ``old`` to chunk ``new``."""
         many = self._many.get(line)
         if many is not None:
-            many[many.index(old)] = new
+            _take(many, old)
+            many[new] += 1
         elif self._count[line] == 1 and line in self._one:
             self._one[line] = new
 
@@ -292,11 +294,11 @@ class FileLines:
         self._count[line] = n
         many = self._many.get(line)
         if many is not None:
-            many.remove(cid)
+            _take(many, cid)
             if n <= 1:
                 del self._many[line]
                 if n == 1:
-                    self._one[line] = many[0]
+                    self._one[line] = next(iter(many))
         elif n == 1:
             self._one.pop(line, None)  # which of the two went is not known: found again when needed
         if n == 0:
@@ -315,8 +317,17 @@ class FileLines:
             return
         many = self._many.get(line)
         if many is not None:
-            many.append(cid)
+            many[cid] += 1
         elif n == 2 and line in self._one:
-            self._many[line] = [self._one.pop(line), cid]
+            self._many[line] = Counter((self._one.pop(line), cid))
         else:
             self._one.pop(line, None)
+
+
+def _take(counts: Counter[int], key: int) -> None:
+    """One fewer of ``key`` (gone at none)."""
+    left = counts[key] - 1
+    if left:
+        counts[key] = left
+    else:
+        del counts[key]
