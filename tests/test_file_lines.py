@@ -23,7 +23,10 @@ def test_random_splices_agree_with_a_list(seed: int, monkeypatch: pytest.MonkeyP
     model = [rng.choice(words) + str(rng.randrange(8)) for _ in range(rng.randrange(0, 40))]
     doc = FileLines("".join(x + "\n" for x in model))
     for _ in range(200):
-        op = rng.randrange(4)
+        op = rng.randrange(5)
+        if op == 4:
+            doc.replace_text("".join(x + "\n" for x in model))  # not indexed again until searched twice
+            continue
         if op == 0:
             a = rng.randrange(len(model) + 1)
             b = rng.randrange(a, min(len(model), a + 12) + 1)
@@ -51,6 +54,8 @@ def test_random_splices_agree_with_a_list(seed: int, monkeypatch: pytest.MonkeyP
 def test_text_only_until_searched() -> None:
     doc = FileLines("x\ny\n")
     assert not doc.indexed and doc.text == "x\ny\n"
-    assert doc.find(["y"]) == [1] and doc.indexed
+    assert doc.find(["y"]) == [1] and not doc.indexed  # the first searches scan the string
+    assert doc.find(["x"]) == [0] and doc.find(["x"]) == [0] and not doc.indexed
+    assert doc.find(["x", "y"]) == [0] and doc.indexed
     doc.replace_text("")
     assert doc.find(["y"]) == [] and doc.text == "" and doc.line_count == 0

@@ -15,6 +15,8 @@ from itertools import accumulate, chain, repeat
 
 CHUNK = 512
 """Lines per chunk when a text is indexed; a chunk grown past twice this is split."""
+TEXT_SEARCHES = 2
+"""Searches of a text that scan the string before it is indexed."""
 
 
 class FileLines:
@@ -24,6 +26,11 @@ class FileLines:
     def __init__(self, text: str) -> None:
         self._text: str | None = text
         self._chunks: list[list[str]] | None = None
+        self._searches = 0
+        self._memo: tuple[list[str], list[int]] | None = None
+        """The last search and what it found (while the text is unchanged)."""
+        self._anchor = (0, 0)
+        """A line of the text as a string and where it starts (before the text is indexed)."""
 
     # -- the text --------------------------------------------------------------------------------
 
@@ -88,8 +95,7 @@ class FileLines:
     @property
     def line_count(self) -> int:
         if self._chunks is None:
-            text = self._text or ""
-            return text.count("\n")
+            return (self._text or "").count("\n")
         self._prefixes()
         return self._line_start[-1]
 
@@ -106,8 +112,33 @@ class FileLines:
         p = max(bisect_right(starts, line, 0, len(starts) - 1) - 1, 0)
         return p, line - starts[p]
 
+    def _text_offset(self, line: int) -> int:
+        """Where 0-based ``line`` starts in the text as a string, walked to from the anchor."""
+        text = self._text or ""
+        at, off = self._anchor
+        while at < line and off < len(text):
+            off = text.find("\n", off) + 1 or len(text)
+            at += 1
+        while at > line and off > 0:
+            off = text.rfind("\n", 0, off - 1) + 1
+            at -= 1
+        self._anchor = (at, off)
+        return off
+
     def lines(self, start: int, end: int) -> list[str]:
         """Lines ``start:end`` (0-based, clipped to the text)."""
+        if self._chunks is None:
+            text = self._text or ""
+            off = self._text_offset(max(0, start))
+            found: list[str] = []
+            for _ in range(end - max(0, start)):
+                if off >= len(text):
+                    break
+                stop = text.find("\n", off)
+                stop = len(text) if stop == -1 else stop
+                found.append(text[off:stop])
+                off = stop + 1
+            return found
         self._ensure()
         chunks = self._chunks
         assert chunks is not None
@@ -127,7 +158,8 @@ class FileLines:
 
     def offset(self, line: int) -> int:
         """Character offset where 0-based ``line`` starts (the text's length past the last line)."""
-        self._ensure()
+        if self._chunks is None:
+            return self._text_offset(line)
         p, i = self._locate(line)
         chunk = (self._chunks or [[]])[p]
         return self._char_start[p] + sum(map(len, chunk[:i])) + i
@@ -185,10 +217,25 @@ class FileLines:
         return list(found)
 
     def find(self, needle: list[str]) -> list[int]:
-        """0-based first lines of every place the lines ``needle`` occur, in order."""
-        self._ensure()
+        """0-based first lines of every place the lines ``needle`` occur, in order.
+
+        The first searches of a text not yet indexed scan the string (:data:`TEXT_SEARCHES`): a
+        file that gets one block is not indexed. The text is indexed when searched more."""
         if not needle:
             return []
+        memo = self._memo
+        if memo is not None and memo[0] == needle:
+            return list(memo[1])
+        self._searches += 1
+        if self._chunks is None and self._searches <= TEXT_SEARCHES:
+            found = self._find_in_text(needle)
+        else:
+            found = self._find_indexed(needle)
+        self._memo = (list(needle), found)
+        return list(found)
+
+    def _find_indexed(self, needle: list[str]) -> list[int]:
+        self._ensure()
         count = self._count
         k = min(range(len(needle)), key=lambda j: count[needle[j]])
         anchor = needle[k]
@@ -216,15 +263,41 @@ class FileLines:
                     break
         return starts
 
+    def _find_in_text(self, needle: list[str]) -> list[int]:
+        text = self._text or ""
+        wanted = "\n".join(needle) + "\n"
+        hits = [0] if text.startswith(wanted) else []
+        pos = text.find("\n" + wanted)
+        while pos != -1:
+            hits.append(pos + 1)
+            pos = text.find("\n" + wanted, pos + 1)
+        starts: list[int] = []
+        line = previous = 0
+        for hit in hits:
+            line += text.count("\n", previous, hit)
+            previous = hit
+            starts.append(line)
+        if hits:
+            self._anchor = (starts[0], hits[0])
+        return starts
+
     # -- changing --------------------------------------------------------------------------------
 
     def replace_text(self, text: str) -> None:
-        """The file's whole text becomes ``text`` (indexed again when next searched)."""
-        self._text, self._chunks = text, None
+        """The file's whole text becomes ``text`` (indexed again when searched twice)."""
+        self._text, self._chunks, self._searches, self._anchor, self._memo = text, None, 0, (0, 0), None
 
     def splice(self, start: int, end: int, new: list[str]) -> None:
         """Lines ``start:end`` (0-based) become ``new``."""
-        self._ensure()
+        self._memo = None
+        if self._chunks is None:
+            # Not indexed: the string is rebuilt (the text is indexed when searched more).
+            text = self._text or ""
+            a = self._text_offset(start)
+            b = self._text_offset(end)
+            self._text = text[:a] + "".join(x + "\n" for x in new) + text[b:]
+            self._anchor = (start, a)
+            return
         chunks = self._chunks
         assert chunks is not None
         self._text = None

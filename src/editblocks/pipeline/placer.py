@@ -834,14 +834,14 @@ def _indexed_applied(state: _FileState, block: EditBlock, old: str, new: str, le
     s_lines, r_lines = search[:-1].split("\n"), replace[:-1].split("\n")
     if doc.find(s_lines):
         return None
+    hits = doc.find(r_lines)
+    if len(hits) != 1:
+        return None
     if level != "exact":
         if split_elisions(s_lines) is not None or not doc.isascii() or not all(x.isascii() for x in s_lines):
             return None
         if not any(x.strip() and not doc.count(x) and not doc.has_stripped(x.strip()) for x in s_lines):
             return None
-    hits = doc.find(r_lines)
-    if len(hits) != 1:
-        return None
     start = doc.offset(hits[0])
     return Match(start, start + len(replace), replace, "exact", hits[0] + 1, already_applied=True)
 
