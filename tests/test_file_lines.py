@@ -59,3 +59,13 @@ def test_text_only_until_searched() -> None:
     assert doc.find(["x", "y"]) == [0] and doc.indexed
     doc.replace_text("")
     assert doc.find(["y"]) == [] and doc.text == "" and doc.line_count == 0
+
+
+def test_long_ranges_before_indexing() -> None:
+    model = [f"line {i}" for i in range(3000)]
+    doc = FileLines("".join(x + "\n" for x in model))
+    assert doc.find(["line 2500"]) == [2500] and not doc.indexed
+    assert doc.lines(10, 2000) == model[10:2000] and doc.offset(2999) == len("".join(x + "\n" for x in model[:2999]))
+    doc.splice(100, 2900, ["new"])
+    model[100:2900] = ["new"]
+    assert doc.text == "".join(x + "\n" for x in model) and doc.lines(0, 10**6) == model

@@ -116,6 +116,10 @@ class FileLines:
         """Where 0-based ``line`` starts in the text as a string, walked to from the anchor."""
         text = self._text or ""
         at, off = self._anchor
+        if line - at > 32:
+            pieces = self._ahead(off, line - at)
+            off = min(len(text), off + sum(map(len, pieces)) + len(pieces))
+            at += len(pieces)
         while at < line and off < len(text):
             off = text.find("\n", off) + 1 or len(text)
             at += 1
@@ -125,20 +129,25 @@ class FileLines:
         self._anchor = (at, off)
         return off
 
+    def _ahead(self, off: int, count: int) -> list[str]:
+        """Up to ``count`` lines of the string from offset ``off`` (a line start), cut in C."""
+        text = self._text or ""
+        span = max(256, 64 * count)
+        while True:
+            stop = min(len(text), off + span)
+            if stop == len(text) or text.count("\n", off, stop) >= count:
+                break
+            span *= 2
+        pieces = text[off:stop].split("\n")
+        if stop == len(text) and not pieces[-1]:
+            pieces.pop()
+        return pieces[:count]
+
     def lines(self, start: int, end: int) -> list[str]:
         """Lines ``start:end`` (0-based, clipped to the text)."""
         if self._chunks is None:
-            text = self._text or ""
-            off = self._text_offset(max(0, start))
-            found: list[str] = []
-            for _ in range(end - max(0, start)):
-                if off >= len(text):
-                    break
-                stop = text.find("\n", off)
-                stop = len(text) if stop == -1 else stop
-                found.append(text[off:stop])
-                off = stop + 1
-            return found
+            start = max(0, start)
+            return self._ahead(self._text_offset(start), end - start) if end > start else []
         self._ensure()
         chunks = self._chunks
         assert chunks is not None

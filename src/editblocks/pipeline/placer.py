@@ -672,11 +672,9 @@ def block_reading(block: EditBlock, text: str | FileLines, path: str) -> tuple[s
         return numbered
     old, new = numbered
     lowered = path.lower()
-    if not isinstance(text, str):
-        # The file's lines are read only for a REPLACE with an elision line.
-        text = text.text if any(is_elision(x) for x in (block.anchor + new).split("\n")) else ""
+    doc = text
     expanded = expand_replace_elisions(
-        text, block.anchor + old, block.anchor + new, ellipsis_is_code=lowered.endswith((".py", ".pyi")), document=is_document(path)
+        doc if isinstance(doc, str) else (lambda: doc.text), block.anchor + old, block.anchor + new, ellipsis_is_code=lowered.endswith((".py", ".pyi")), document=is_document(path)
     )
     if isinstance(expanded, MatchFailure):
         return expanded.reason
