@@ -69,3 +69,18 @@ def test_long_ranges_before_indexing() -> None:
     doc.splice(100, 2900, ["new"])
     model[100:2900] = ["new"]
     assert doc.text == "".join(x + "\n" for x in model) and doc.lines(0, 10**6) == model
+
+
+@pytest.mark.parametrize("searches", [0, 3])
+def test_stripped_lines_and_counts_before_and_after_indexing(searches: int) -> None:
+    doc = FileLines("def f():\n    x = 1  \n\tcafé = 2\n")
+    for k in range(searches):
+        doc.find([f"line {k}"])
+    assert doc.indexed == (searches == 3)
+    assert doc.has_stripped("x = 1") and doc.has_stripped("café = 2") and not doc.has_stripped("x = 2")
+    assert not doc.has_stripped("x =") and not doc.isascii()
+    doc.splice(1, 3, ["  y = 3", "z"])
+    assert doc.has_stripped("y = 3") and not doc.has_stripped("x = 1") and doc.isascii()
+    assert doc.count("z") == 1 and doc.count("x = 1  ") == 0
+    doc.replace_text("w\n")
+    assert doc.has_stripped("w") and not doc.has_stripped("z")

@@ -27,6 +27,8 @@ class FileLines:
         self._text: str | None = text
         self._chunks: list[list[str]] | None = None
         self._searches = 0
+        self._stripped: Counter[str] | None = None
+        """Every line stripped of white space at its ends, counted (made when first needed)."""
         self._memo: tuple[list[str], list[int]] | None = None
         """The last search and what it found (while the text is unchanged)."""
         self._anchor = (0, 0)
@@ -71,7 +73,7 @@ class FileLines:
         self._one: dict[str, int] = dict(zip(lines, chain.from_iterable(repeat(i, len(c)) for i, c in enumerate(chunks))))
         self._many: dict[str, Counter[int]] = {}
         """For some lines that occur more than once: how many times in each chunk."""
-        self._stripped: Counter[str] | None = None
+        self._stripped = None
         self._nonascii = 0 if text.isascii() else sum(1 for line in lines if not line.isascii())
 
     def _ensure(self) -> None:
@@ -295,6 +297,7 @@ class FileLines:
     def replace_text(self, text: str) -> None:
         """The file's whole text becomes ``text`` (indexed again when searched twice)."""
         self._text, self._chunks, self._searches, self._anchor, self._memo = text, None, 0, (0, 0), None
+        self._stripped = None
 
     def splice(self, start: int, end: int, new: list[str]) -> None:
         """Lines ``start:end`` (0-based) become ``new``."""

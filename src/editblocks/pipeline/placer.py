@@ -838,7 +838,10 @@ def _indexed_applied(state: _FileState, block: EditBlock, old: str, new: str, le
     if level != "exact":
         if split_elisions(s_lines) is not None or not doc.isascii() or not all(x.isascii() for x in s_lines):
             return None
-        if not any(x.strip() and not doc.count(x) and not doc.has_stripped(x.strip()) for x in s_lines):
+        # The lines the edit changes are the likely ones to be gone; a line still there exactly is not.
+        kept = set(r_lines)
+        ordered = [x for x in s_lines if x not in kept] + [x for x in s_lines if x in kept]
+        if not any(x.strip() and not (doc.indexed and doc.count(x)) and not doc.has_stripped(x.strip()) for x in ordered):
             return None
     start = doc.offset(hits[0])
     return Match(start, start + len(replace), replace, "exact", hits[0] + 1, already_applied=True)
