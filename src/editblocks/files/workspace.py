@@ -425,15 +425,18 @@ class Workspace:
             folder = folder.parent
         return missing[::-1]
 
-    def write_bytes(self, path: str, data: bytes, mode: int | None = None, *, expected: object = None) -> list[str]:
+    def write_bytes(
+        self, path: str, data: bytes, mode: int | None = None, *, expected: object = None, folders: FolderSync | None = None
+    ) -> list[str]:
         """Replace the file at ``path`` with ``data`` atomically; returns the folders it created.
 
         ``expected`` guards against overwriting a change made by someone else: the bytes the file
         must still hold, or :data:`ABSENT` when it must not exist. A mismatch raises
-        :class:`ConflictError` and writes nothing.
+        :class:`ConflictError` and writes nothing. With ``folders``, the file's folder is synced
+        when they are flushed rather than at once.
         """
         pending = self.prepare_write(path, data, mode, expected=expected)
-        pending.commit()
+        pending.commit(folders)
         return pending.created
 
     def prepare_write(self, path: str, data: bytes, mode: int | None = None, *, expected: object = None) -> PendingWrite:
@@ -473,8 +476,9 @@ class Workspace:
             raise _os_error(exc, rel) from None
         return PendingWrite(self, spot, tmp, data, expected)
 
-    def delete(self, path: str, *, expected: bytes | None = None) -> None:
-        """Delete the file at ``path``; with ``expected``, only if it still holds those bytes."""
+    def delete(self, path: str, *, expected: bytes | None = None, folders: FolderSync | None = None) -> None:
+        """Delete the file at ``path``; with ``expected``, only if it still holds those bytes
+        (``folders``: as for :meth:`write_bytes`)."""
         spot = self.locate(path)
         rel = spot.asked
         try:
@@ -498,7 +502,7 @@ class Workspace:
                 return
             except OSError as exc:
                 raise WorkspaceError(f"cannot delete {rel}: {exc.strerror or exc}") from None
-            _fsync_fd(spot.dir_fd)
+            _sync_folder(spot.dir_fd, folders)
         finally:
             spot.close()
 
@@ -716,12 +720,12 @@ class PendingWrite:
         spot.asked, spot.created = self.spot.asked, self.spot.created
         self.spot = spot
 
-    def commit(self) -> None:
+    def commit(self, folders: FolderSync | None = None) -> None:
         """Check that the file still holds what it must, and rename the temporary file over it at once.
 
         Raises :class:`ConflictError`, replacing nothing, when the file changed; a change another
         program made at the very moment of the rename is detected afterwards, put back, and
-        reported the same way.
+        reported the same way. The folder is synced at once, or with ``folders`` when they are flushed.
         """
         try:
             self._reopen()
@@ -779,7 +783,7 @@ class PendingWrite:
             else:
                 os.rename(self.tmp, spot.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
                 self.tmp = None
-            _fsync_fd(dir_fd)
+            _sync_folder(dir_fd, folders)
         except OSError as exc:
             raise _os_error(exc, rel) from None
         finally:
@@ -1058,6 +1062,42 @@ def _new_file_mode() -> int:
     umask = os.umask(0)
     os.umask(umask)
     return 0o666 & ~umask
+
+
+class FolderSync:
+    """Folders whose entries an apply changed, each synced once when :meth:`flush` is called (a
+    folder holding many written files is not synced again for each)."""
+
+    MAX_OPEN = 64
+    """Folders held open at most; more are synced early."""
+
+    def __init__(self) -> None:
+        self._open: dict[tuple[int, int], int] = {}
+
+    def add(self, dir_fd: int) -> None:
+        st = os.fstat(dir_fd)
+        key = (st.st_dev, st.st_ino)
+        if key in self._open:
+            return
+        if len(self._open) >= self.MAX_OPEN:
+            self.flush()
+        self._open[key] = os.dup(dir_fd)
+
+    def flush(self) -> None:
+        """Sync every folder added since the last flush."""
+        held, self._open = self._open, {}
+        for fd in held.values():
+            try:
+                _fsync_fd(fd)
+            finally:
+                os.close(fd)
+
+
+def _sync_folder(dir_fd: int, folders: FolderSync | None) -> None:
+    if folders is None:
+        _fsync_fd(dir_fd)
+    else:
+        folders.add(dir_fd)
 
 
 def _fsync_fd(dir_fd: int) -> None:

@@ -12,6 +12,7 @@ one), and it must stand for at least one line. Otherwise the edit is refused.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from difflib import SequenceMatcher
 
 from editblocks.matching.result import MatchFailure
@@ -27,13 +28,14 @@ _FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})")
 
 
 def expand_replace_elisions(
-    file_text: str, search: str, replace: str, *, ellipsis_is_code: bool = False, document: bool = False
+    file_text: str | Callable[[], str], search: str, replace: str, *, ellipsis_is_code: bool = False, document: bool = False
 ) -> str | MatchFailure:
     """``replace`` with its elision lines (those SEARCH and the file do not have) replaced by the
     SEARCH lines they stand for; ``replace`` unchanged when it has none; a failure when the
     reading is not certain. With ``ellipsis_is_code`` (Python), a line of only ``...`` that
     cannot be read as an elision is kept as code; in a ``document`` (Markdown, reStructuredText),
-    lines inside fenced code examples are the example's content."""
+    lines inside fenced code examples are the example's content. ``file_text`` may be a function
+    giving the text, called only for a REPLACE with an elision line."""
     s_lines = search.split("\n")[:-1]
     r_lines = replace.split("\n")[:-1]
     if any(is_elision(x) for x in s_lines):
@@ -47,7 +49,8 @@ def expand_replace_elisions(
         if fenced or not is_elision(line):
             continue
         if have is None:
-            have = {x.strip() for x in file_text.split("\n")}
+            text = file_text() if callable(file_text) else file_text
+            have = {x.strip() for x in text.split("\n")}
         if line.strip() not in have:  # the file has this very line: it is content
             marks.add(i)
     if not marks:

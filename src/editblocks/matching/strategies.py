@@ -10,6 +10,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import chain
 
 from editblocks.matching.delta import Reindenter
 from editblocks.matching.text import IndentStyle, detect_style, find_all, line_offsets, split_lines
@@ -107,7 +108,10 @@ class FileView:
         """Line indexes where ``search`` occurs once both sides are normalised with ``norm``."""
         joined = self._joined.get(name)
         if joined is None:
-            joined = "\n".join(map(norm, self.lines)) + "\n"
+            # The stripped lines are kept for similarity anyway; a trailing empty item ends the
+            # text with a newline without copying it again.
+            items = self.stripped if name == "strip" else map(norm, self.lines)
+            joined = "\n".join(chain(items, ("",))) if self.lines else "\n"
             self._joined[name] = joined
         needle = "".join(norm(line) + "\n" for line in search)
         return [joined.count("\n", 0, off) for off in find_all(joined, needle, limit)]

@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass
+from pathlib import Path
 
 from editblocks.files.drift import DriftCheck, occurrences
 from editblocks.files.journal import Journal
@@ -26,15 +27,18 @@ from editblocks.formats import FORMATS, default_level
 from editblocks.matching import LEVELS, Match, MatchFailure, choose_reading, locate
 from editblocks.matching.elision import expand_replace_elisions
 from editblocks.matching.lazy import SketchMerge, SketchRefusal, merge_sketch
-from editblocks.matching.strategies import is_elision
+from editblocks.matching.narrowing import HINT_WINDOW
+from editblocks.matching.strategies import is_elision, split_elisions
 from editblocks.matching.text import remember_line
 from editblocks.models import ApplyResult, EditBlock, EditResult, EditStatus, ParsedResponse, ParseWarning
+from editblocks.pipeline.lines import FileLines
 from editblocks.pipeline.verifier import (
     check_already_applied,
     check_edit,
     check_file,
     check_markers,
     check_sketch,
+    check_span,
     marker_lines,
 )
 from editblocks.pipeline.writer import Change, commit
@@ -74,17 +78,30 @@ class ApplyOptions:
 ALREADY_APPLIED = "already applied"
 
 
-@dataclass
 class _FileState:
-    """One file during an apply: as read, and as edited so far (LF text, always whole lines)."""
+    """One file during an apply: as read, and as edited so far (LF text, always whole lines).
 
-    file: TextFile
-    existed: bool
-    original: str
-    text: str
-    final_newline: bool
-    deleted: bool = False
-    """An earlier block of this reply deleted the file (or moved it away)."""
+    The text as edited is held as indexed lines (see :mod:`editblocks.pipeline.lines`): a block
+    found through the index is spliced in without rebuilding the text."""
+
+    __slots__ = ("deleted", "doc", "existed", "file", "final_newline", "original")
+
+    def __init__(self, file: TextFile, existed: bool, original: str, text: str, final_newline: bool, deleted: bool = False) -> None:
+        self.file = file
+        self.existed = existed
+        self.original = original
+        self.doc = FileLines(text)
+        self.final_newline = final_newline
+        self.deleted = deleted
+        """An earlier block of this reply deleted the file (or moved it away)."""
+
+    @property
+    def text(self) -> str:
+        return self.doc.text
+
+    @text.setter
+    def text(self, text: str) -> None:
+        self.doc.replace_text(text)
 
     @classmethod
     def load(cls, file: TextFile, existed: bool) -> _FileState:
@@ -278,6 +295,8 @@ class BlockApplier:
         """Blocks that apply all or none (an apply_patch file operation's chunks), by group: the
         files before the group's first block, and the group's results so far."""
         self._failed_groups: set[int] = set()
+        self._paths: dict[str, tuple[str, Path]] = {}
+        """Paths as blocks name them, resolved (the tree is not changed until the write)."""
 
     def add(self, block: EditBlock) -> EditResult:
         """Apply ``block`` in memory; its result is also appended to ``result.results``."""
@@ -292,7 +311,14 @@ class BlockApplier:
         if group and group not in self._groups:
             self._groups[group] = ({p: (s.text, s.final_newline, s.deleted) for p, s in states.items()}, [])
         res = _apply_block(
-            block, self.workspace, states, self._failed_files, self.options.continue_after_failure, self.options.match, allow_delete=self.options.allow_delete
+            block,
+            self.workspace,
+            states,
+            self._failed_files,
+            self.options.continue_after_failure,
+            self.options.match,
+            allow_delete=self.options.allow_delete,
+            paths=self._paths,
         )
         if drift is not None:
             _review_drift(res, block, states, snapshot, drift, self.options.refuse_drift)
@@ -442,10 +468,11 @@ def _apply_block(
     level: str | None,
     *,
     allow_delete: bool = True,
+    paths: dict[str, tuple[str, Path]] | None = None,
 ) -> EditResult:
     res = EditResult(file_path=block.file_path, status=EditStatus.FAILED, block=block)
     try:
-        path, requested = _resolve(block, workspace, states)
+        path, requested = _resolve(block, workspace, states, paths)
         res.file_path = path
         if requested:
             res.requested_path = requested
@@ -477,7 +504,7 @@ def _apply_block(
             res.estimated_line = 1
         else:
             block_level = level
-            reading = block_reading(block, state.text, path)
+            reading = block_reading(block, state.doc, path)
             if isinstance(reading, str):
                 raise _Failure(reading)
             old_lines, new_lines = reading
@@ -505,7 +532,17 @@ def _apply_block(
                 if kept != new_lines:
                     new_lines = kept
                     res.notes.append("a '=======' line doubled after the divider or left at the end of REPLACE is not text; it was left out")
-            found = locate(
+            indexed = _indexed_exact(state, block, old_lines, new_lines)
+            if indexed is not None:
+                exact, first, search = indexed
+                res.strategy, res.score, res.estimated_line = exact.strategy, exact.score, exact.line
+                _splice_lines(state, block, res, exact, first, search, path)
+                if block.move_to is not None:
+                    _move(block, res, path, workspace, states, state)
+                res.status = EditStatus.APPLIED
+                return res
+            block_level = block_level or default_level(block.format)
+            found = _indexed_applied(state, block, old_lines, new_lines, block_level) or locate(
                 state.text,
                 old_lines,
                 new_lines,
@@ -514,7 +551,7 @@ def _apply_block(
                 hint_line=block.hint_line,
                 scope=block.scope,
                 at_end=block.at_end,
-                level=block_level or default_level(block.format),
+                level=block_level,
                 language=language_for(path, state.text),
             )
             if not isinstance(found, Match):
@@ -623,7 +660,7 @@ def _drop_empty_end(text: str) -> str:
     return text[:-1] if text.endswith("\n\n") or text == "\n" else text
 
 
-def block_reading(block: EditBlock, text: str, path: str) -> tuple[str, str] | str:
+def block_reading(block: EditBlock, text: str | FileLines, path: str) -> tuple[str, str] | str:
     """The (old, new) lines a block is applied with to ``path``, whose text is ``text``, or the
     reason it cannot be read with certainty.
 
@@ -640,8 +677,9 @@ def block_reading(block: EditBlock, text: str, path: str) -> tuple[str, str] | s
         return numbered
     old, new = numbered
     lowered = path.lower()
+    doc = text
     expanded = expand_replace_elisions(
-        text, block.anchor + old, block.anchor + new, ellipsis_is_code=lowered.endswith((".py", ".pyi")), document=is_document(path)
+        doc if isinstance(doc, str) else (lambda: doc.text), block.anchor + old, block.anchor + new, ellipsis_is_code=lowered.endswith((".py", ".pyi")), document=is_document(path)
     )
     if isinstance(expanded, MatchFailure):
         return expanded.reason
@@ -656,17 +694,17 @@ _NUMBERED = (
 )
 
 
-def strip_line_numbers(old: str, new: str, text: str) -> tuple[str, str] | str:
+def strip_line_numbers(old: str, new: str, text: str | FileLines) -> tuple[str, str] | str:
     """SEARCH and REPLACE without line-number prefixes copied from a numbered listing
     (``12 | code``, ``12: code``, ``L12 code``, ``12<TAB>code``): stripped when every SEARCH line
     has one, of one shape, with rising numbers, and the file holds SEARCH without them (not as written).
     REPLACE lines lose the same prefix; a REPLACE where only some lines have it is refused
     (a reason is returned). Unchanged otherwise."""
     lines = old.split("\n")[:-1]
-    if not lines or old in text:
+    if not lines:
         return old, new
     pattern = next((p for p in _NUMBERED if _numbered_throughout(lines, p)), None)
-    if pattern is None:
+    if pattern is None or _holds(text, old):
         return old, new
     r_lines = new.split("\n")[:-1]
     r_numbered = [pattern.match(x) is not None for x in r_lines if x.strip()]
@@ -682,10 +720,19 @@ def strip_line_numbers(old: str, new: str, text: str) -> tuple[str, str] | str:
         return x[m.end() :] if m else x
 
     s_text = "".join(strip(x) + "\n" for x in lines)
-    if s_text not in text:
+    if not _holds(text, s_text):
         return old, new  # only when the file shows the numbers were not its own text
     r_text = "".join(strip(x) + "\n" for x in r_lines) if all(r_numbered) else new
     return s_text, r_text
+
+
+def _holds(text: str | FileLines, part: str) -> bool:
+    """Whether ``part`` occurs in ``text`` (through the index when it is whole lines found there)."""
+    if isinstance(text, str):
+        return part in text
+    if part.endswith("\n") and text.indexable and text.find(part[:-1].split("\n")):
+        return True
+    return part in text.text
 
 
 def _numbered_throughout(lines: list[str], pattern: re.Pattern[str]) -> bool:
@@ -750,6 +797,90 @@ def _record(res: EditResult, before: str, start: int, end: int, replacement: str
     res.replacement = replacement
 
 
+def _indexed_exact(state: _FileState, block: EditBlock, old: str, new: str) -> tuple[Match, int, str] | None:
+    """The exact match of the block's text, found through the file's line index, and its first
+    line (0-based); None when the text is not there exactly once or the block needs the whole
+    matching chain (an enclosing scope, the end of the file, a hint far from the place, an
+    insertion that may be applied already): :func:`locate` then decides, with the same outcome."""
+    if block.scope or block.at_end or not state.doc.indexable:
+        return None
+    search = block.anchor + old + block.trailing_anchor
+    replace = block.anchor + new + block.trailing_anchor
+    if not search.endswith("\n") or (replace and not replace.endswith("\n")):
+        return None
+    doc = state.doc
+    hits = doc.find(search[:-1].split("\n"))
+    if len(hits) != 1:
+        return None
+    first = hits[0]
+    if block.hint_line is not None and abs(first + 1 - block.hint_line) > HINT_WINDOW:
+        return None
+    if len(replace) > len(search) and search in replace:
+        return None  # an insertion around SEARCH, which may stand there already
+    start = doc.offset(first)
+    return Match(start, start + len(search), replace, "exact", first + 1), first, search
+
+
+def _indexed_applied(state: _FileState, block: EditBlock, old: str, new: str, level: str) -> Match | None:
+    """The block's REPLACE, found through the file's line index where its SEARCH is not: an edit
+    applied before. None unless the index proves what :func:`locate` would find: SEARCH nowhere
+    exactly, and (above the exact level) some SEARCH line in no file line even with its white
+    space stripped, no elision in SEARCH and no non-ASCII text (so no tolerant strategy finds a
+    place); then REPLACE exactly once."""
+    doc = state.doc
+    if block.move_to is not None or not doc.indexable:
+        return None
+    search = block.anchor + old + block.trailing_anchor
+    replace = block.anchor + new + block.trailing_anchor
+    if not search.endswith("\n") or not replace.endswith("\n") or not replace.strip() or replace == search:
+        return None
+    s_lines, r_lines = search[:-1].split("\n"), replace[:-1].split("\n")
+    if doc.find(s_lines):
+        return None
+    hits = doc.find(r_lines)
+    if len(hits) != 1:
+        return None
+    if level != "exact":
+        if split_elisions(s_lines) is not None or not doc.isascii() or not all(x.isascii() for x in s_lines):
+            return None
+        # The lines the edit changes are the likely ones to be gone; a line still there exactly is not.
+        kept = set(r_lines)
+        ordered = [x for x in s_lines if x not in kept] + [x for x in s_lines if x in kept]
+        if not any(x.strip() and not (doc.indexed and doc.count(x)) and not doc.has_stripped(x.strip()) for x in ordered):
+            return None
+    start = doc.offset(hits[0])
+    return Match(start, start + len(replace), replace, "exact", hits[0] + 1, already_applied=True)
+
+
+def _splice_lines(state: _FileState, block: EditBlock, res: EditResult, found: Match, first: int, search: str, path: str) -> None:
+    """Splice an exact match found through the index into the file's lines, and verify it on the
+    lines around it: the splice leaves every other line as it was, and the file's length must
+    change by exactly what the span did."""
+    doc, replace = state.doc, found.replacement
+    s_lines = search[:-1].split("\n")
+    r_lines = replace[:-1].split("\n") if replace else []
+    size_before = len(doc)
+    touches_end = found.end >= size_before
+    markers = check_markers(lambda: doc.text, search, replace, path)
+    context = max(0, first - 1)
+    around = doc.lines(context, first + len(s_lines) + 1)
+    before = "".join(x + "\n" for x in around)
+    base = found.start - (len(around[0]) + 1 if first > 0 else 0)
+    doc.splice(first, first + len(s_lines), r_lines)
+    after = doc.window(context, first + len(r_lines) + 1)
+    verdict = check_span(before, after, found.start - base, found.end - base, search, replace, found.strategy, sizes=(size_before, len(doc)))
+    if verdict:
+        verdict = markers
+    if not verdict:
+        doc.splice(first, first + len(r_lines), s_lines)
+        raise _Failure(verdict.reason, found.line)
+    if touches_end and (block.no_final_newline or _ensures_final_newline(block)):
+        state.final_newline = not block.no_final_newline
+    res.span = (found.start, found.end)
+    res.replaced = search
+    res.replacement = replace
+
+
 def _splice(state: _FileState, match: Match, no_final_newline: bool = False, ensure_final_newline: bool = False) -> None:
     touches_end = match.end >= len(state.text)
     text = state.text
@@ -762,12 +893,21 @@ def _splice(state: _FileState, match: Match, no_final_newline: bool = False, ens
         state.final_newline = not no_final_newline
 
 
-def _resolve(block: EditBlock, workspace: Workspace, states: dict[str, _FileState]) -> tuple[str, str | None]:
-    """(path to use, path the model wrote when it had to be resolved to another file)."""
-    try:
-        rel, full = workspace.resolve(block.file_path)
-    except PathError as exc:
-        raise _Failure(str(exc)) from None
+def _resolve(
+    block: EditBlock, workspace: Workspace, states: dict[str, _FileState], paths: dict[str, tuple[str, Path]] | None = None
+) -> tuple[str, str | None]:
+    """(path to use, path the model wrote when it had to be resolved to another file); ``paths``
+    keeps what the workspace resolved, by the path as written."""
+    known = paths.get(block.file_path) if paths is not None else None
+    if known is not None:
+        rel, full = known
+    else:
+        try:
+            rel, full = workspace.resolve(block.file_path)
+        except PathError as exc:
+            raise _Failure(str(exc)) from None
+        if paths is not None:
+            paths[block.file_path] = (rel, full)
     if rel in states or full.exists() or block.is_create:
         return rel, None
     # By file name alone only when the model dropped leading folders, never when it named others.

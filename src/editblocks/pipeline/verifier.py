@@ -25,13 +25,23 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from editblocks.quoting import quote
 from editblocks.syntax.languages import is_document
 
-__all__ = ["Verdict", "check_already_applied", "check_edit", "check_file", "check_markers", "check_sketch", "marker_lines"]
+__all__ = [
+    "Verdict",
+    "check_already_applied",
+    "check_edit",
+    "check_file",
+    "check_markers",
+    "check_sketch",
+    "check_span",
+    "marker_lines",
+]
 
 _WORD = re.compile(r"\w+|[^\w\s]")
 
@@ -132,6 +142,31 @@ def check_edit(
     return _OK
 
 
+def check_span(
+    before: str,
+    after: str,
+    start: int,
+    end: int,
+    search: str,
+    replace: str,
+    strategy: str,
+    *,
+    sizes: tuple[int, int],
+) -> Verdict:
+    """:func:`check_edit` for a file whose text outside a window is not rebuilt by the edit: a
+    splice of whole lines leaves every line outside the window as it was by construction.
+
+    ``before`` and ``after`` are the window's text before and after the edit: the lines of the
+    span and, where the file has them, one whole line on each side (the same lines in both);
+    ``start:end`` is the span inside ``before``. ``sizes`` are the whole file's lengths before and
+    after: what the span lost and gained must account for the difference exactly.
+    """
+    size_before, size_after = sizes
+    if size_after - size_before != len(after) - len(before):
+        return _fail("the file's length changed by more than the edit's")
+    return check_edit(before, after, start, end, search, replace, strategy)
+
+
 def _whole_lines(text: str, start: int, end: int) -> bool:
     if start > 0 and text[start - 1] != "\n":
         return False
@@ -151,24 +186,39 @@ def _loose(text: str) -> list[str]:
     return out
 
 
-def _hits(text: str, needle: list[str], loose: bool, limit: int) -> list[tuple[int, int]]:
+def _probe(needle: list[str], among: set[str] | None = None) -> tuple[int, str]:
+    """(line, word): the needle's longest word (of ``among``, when given) and the line it is on."""
+    return max(((i, w) for i, line in enumerate(needle) for w in line.split() if among is None or w in among), key=lambda p: len(p[1]))
+
+
+def _every(text: str, word: str) -> Iterator[int]:
+    """Every offset where ``word`` occurs in ``text``, in order."""
+    pos = text.find(word)
+    while pos != -1:
+        yield pos
+        pos = text.find(word, pos + 1)
+
+
+def _hits(
+    text: str, needle: list[str], loose: bool, limit: int, probed: tuple[str, list[int]] | None = None
+) -> list[tuple[int, int]]:
     """(start, end) character spans of ``text`` where the lines ``needle`` occur, at most ``limit``.
 
     Loose: each line equal but for white space, blank lines in ``text`` skipped. Candidates are
     found with the C string search for the first line's longest word, so a large file is not
-    normalised line by line."""
+    normalised line by line. ``probed`` is a word of the needle and its offsets, when known."""
     if not needle:
         return []
     if not loose:
         return _exact_hits(text, "".join(x + "\n" for x in needle), limit)
     # The longest word of the needle, on its line ``k``: its hits place the needle's start.
-    k, probe = max(((i, w) for i, line in enumerate(needle) for w in line.split()), key=lambda p: len(p[1]))
+    k, probe = _probe(needle, {probed[0]} if probed is not None else None)
     found: list[tuple[int, int]] = []
     seen: set[int] = set()
-    pos = text.find(probe)
-    while pos != -1 and len(found) < limit:
+    for pos in probed[1] if probed is not None else _every(text, probe):
+        if len(found) >= limit:
+            break
         start = _lines_back(text, text.rfind("\n", 0, pos) + 1, k)
-        pos = text.find(probe, pos + 1)
         if start is None or start in seen:
             continue
         seen.add(start)
@@ -238,12 +288,17 @@ def check_already_applied(text: str, search: str, replace: str) -> Verdict:
         r_lines, s_lines = replace.split("\n"), search.split("\n")
         if r_lines[-1] == "" and s_lines[-1] == "":
             r_lines, s_lines = r_lines[:-1], s_lines[:-1]
-    r_hits = _hits(text, r_lines, loose, 2)
+    probed = None
+    common = {w for line in s_lines for w in line.split()}.intersection(w for line in r_lines for w in line.split()) if loose else set()
+    if common:
+        word = _probe(r_lines, common)[1]
+        probed = (word, list(_every(text, word)))  # one search serves both texts
+    r_hits = _hits(text, r_lines, loose, 2, probed)
     if len(r_hits) != 1:
         where = "nowhere" if not r_hits else "more than once"
         return _fail(f"the REPLACE text occurs {where} in the file, so the edit is not known to be applied")
     r_start, r_end = r_hits[0]
-    for s_start, s_end in _hits(text, s_lines, loose, 50):
+    for s_start, s_end in _hits(text, s_lines, loose, 50, probed):
         if not (r_start <= s_start and s_end <= r_end):
             return _fail("the SEARCH text is still in the file, so the edit is not applied")
     return _OK
@@ -308,16 +363,30 @@ def _kind(line: str, prev: str, ellipsis_is_code: bool, document: bool = False) 
 
 _FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})")
 
+_MARKER_PARTS = ("<<<<<", ">>>>>", "=====", "---", "+++", "«««", "═══", "»»»", "*** ", "@@ -", "diff --git", "...", "…")
+_ELISION_WORDS = ("rest of", "existing ", "the same", "unchanged", "other ", "remaining ", "same as before")
+
+
+def _may_have_markers(text: str) -> bool:
+    """False when no line of ``text`` can be a marker or elision line: every pattern needs one of
+    these parts (the elision comments' words in any case)."""
+    if any(part in text for part in _MARKER_PARTS):
+        return True
+    folded = text.casefold()
+    return any(word in folded for word in _ELISION_WORDS)
+
 
 def marker_lines(text: str, path: str = "") -> Counter[str]:
     """How many lines of each marker kind ``text`` has (``elision``, ``divider``, ``conflict``...).
 
     In a document (Markdown, reStructuredText, plain text), an elision comment inside a fenced
     code example is the example's content, not a marker."""
+    kinds: Counter[str] = Counter()
+    if not _may_have_markers(text):
+        return kinds
     lowered = path.lower()
     ellipsis_is_code = lowered.endswith(tuple(_ELLIPSIS_IS_CODE))
     document = is_document(path)
-    kinds: Counter[str] = Counter()
     prev, fenced = "", False
     for line in text.split("\n"):
         if document and _FENCE.match(line):
@@ -335,12 +404,18 @@ _WHY = {
 }
 
 
-def check_markers(file_before: str, old: str, new: str, path: str = "") -> Verdict:
+def check_markers(file_before: str | Callable[[], str], old: str, new: str, path: str = "") -> Verdict:
     """Whether replacing ``old`` by ``new`` in a file that held ``file_before`` writes a marker
-    or elision line the file did not have (kinds the file already has are its own content)."""
-    added = marker_lines(new, path) - marker_lines(old, path)
+    or elision line the file did not have (kinds the file already has are its own content).
+    ``file_before`` may be a function giving that text, called only when a marker is added."""
+    gained = marker_lines(new, path)
+    if not gained:
+        return _OK
+    added = gained - marker_lines(old, path)
     if not added:
         return _OK
+    if callable(file_before):
+        file_before = file_before()
     present = marker_lines(file_before, path) if file_before else Counter()
     for kind in added:
         if present[kind]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from editblocks.files.journal import Journal, JournalEntry, JournalFile, sha256
 from editblocks.files.lock import take_notes
 from editblocks.files.textfile import TextFile, UnwritableTextError
-from editblocks.files.workspace import ABSENT, PendingWrite, Workspace, WorkspaceError
+from editblocks.files.workspace import ABSENT, FolderSync, PendingWrite, Workspace, WorkspaceError
 from editblocks.models import ApplyResult, EditResult, EditStatus, ParseWarning
 
 
@@ -111,33 +111,39 @@ def commit(
             for change in ready:
                 _fail(change, f"not written: {exc}")
             return
-    if atomic and not dry_run:
-        _commit_all(workspace, ready, result, book, entry)
-        return
-    written: list[Change] = []
-    for change in ready:
-        try:
-            if change.delete:
-                workspace.delete(change.path, expected=change.file.data)
-                written.append(change)
-                _record(result, change)
+    folders = FolderSync()
+    try:
+        if atomic and not dry_run:
+            _commit_all(workspace, ready, result, book, entry, folders)
+            return
+        written: list[Change] = []
+        for change in ready:
+            try:
+                if change.delete:
+                    workspace.delete(change.path, expected=change.file.data, folders=folders)
+                    written.append(change)
+                    _record(result, change)
+                    continue
+                change.created_folders = workspace.write_bytes(
+                    change.path, change.data, change.file.mode, expected=change.file.data if change.existed else ABSENT, folders=folders
+                )
+            except (OSError, WorkspaceError) as exc:
+                _fail(change, f"could not write {change.path}: {_why(exc)}")
+                if atomic:
+                    folders.flush()
+                    _roll_back(workspace, written, result, book, entry, change.path)
+                    return
                 continue
-            change.created_folders = workspace.write_bytes(
-                change.path, change.data, change.file.mode, expected=change.file.data if change.existed else ABSENT
-            )
-        except (OSError, WorkspaceError) as exc:
-            _fail(change, f"could not write {change.path}: {_why(exc)}")
-            if atomic:
-                _roll_back(workspace, written, result, book, entry, change.path)
-                return
-            continue
-        written.append(change)
-        _record(result, change)
-    _close_journal(book, entry, written, result)
+            written.append(change)
+            _record(result, change)
+        folders.flush()  # every rename durable before the journal says the files were written
+        _close_journal(book, entry, written, result)
+    finally:
+        folders.flush()
 
 
 def _commit_all(
-    workspace: Workspace, ready: list[Change], result: ApplyResult, book: Journal | None, entry: JournalEntry | None
+    workspace: Workspace, ready: list[Change], result: ApplyResult, book: Journal | None, entry: JournalEntry | None, folders: FolderSync
 ) -> None:
     """All or nothing, across crashes too: every new file complete and synced in a temporary file
     first (the journal entry, written before, is the intent record), then the renames in one go.
@@ -166,17 +172,19 @@ def _commit_all(
     for i, change in enumerate(ready):
         try:
             if change.delete:
-                workspace.delete(change.path, expected=change.file.data)
+                workspace.delete(change.path, expected=change.file.data, folders=folders)
             else:
-                pending.pop(i).commit()
+                pending.pop(i).commit(folders)
         except (OSError, WorkspaceError) as exc:
             _fail(change, f"could not write {change.path}: {_why(exc)}")
             for other in pending.values():
                 other.abort()
+            folders.flush()
             _roll_back(workspace, written, result, book, entry, change.path)
             return
         written.append(change)
         _record(result, change)
+    folders.flush()
     _close_journal(book, entry, written, result)
 
 

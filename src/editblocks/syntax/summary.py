@@ -14,6 +14,8 @@ text exactly as :func:`editblocks.build_messages` lays it out.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import os
 import re
@@ -22,7 +24,9 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from editblocks.errors import WorkspaceError
 from editblocks.syntax.languages import CODE_LANGUAGES, language_for
 from editblocks.syntax.render import render
 from editblocks.syntax.tree import SyntaxUnavailable, definitions, missing, parse
@@ -196,6 +200,167 @@ def _tree_definitions(text: str, language: str) -> list[_Entry]:
     return [_Entry(d.name, d.header, index[id(d.parent)] if d.parent is not None else None) for d in defs]
 
 
+@dataclass
+class _Facts:
+    """What the summary needs of one file, as kept in the cache: its definitions (name, first and
+    last header row, index of the enclosing one), its line count, the header lines, and how often
+    each word occurs in it (the words, space-separated, and their counts)."""
+
+    entries: list[tuple[str, int, int, int | None]]
+    total: int
+    lines: dict[str, str]
+    words: str
+    numbers: list[int]
+
+    def counts(self) -> dict[str, int]:
+        return dict(zip(self.words.split(" "), self.numbers)) if self.words else {}
+
+
+def _analyse(base: Path, path: str, problem: str | None, data: bytes | None = None) -> _Facts | str:
+    """One file's facts, or the reason it is left out."""
+    full = base / path
+    language = language_for(path)
+    if language not in CODE_LANGUAGES:
+        if language is None and not full.suffix:
+            head = _head(full)
+            language = language_for(path, head) if head else None
+        if language not in CODE_LANGUAGES:
+            return "not source code in a supported language"
+    if data is None:
+        try:
+            data = full.read_bytes() if full.stat().st_size <= MAX_FILE_BYTES else None
+        except OSError:
+            return "unreadable"
+        if data is None:
+            return f"larger than {MAX_FILE_BYTES // 1_000_000} MB"
+    if b"\0" in data[:8192]:
+        return "binary"
+    text = data.decode("utf-8", "replace").replace("\r\n", "\n")
+    lines = text.split("\n")
+    if len(text) > 20_000 and len(text) / max(1, len(lines)) > MINIFIED_LINE_CHARS:
+        return "minified"
+    language = language_for(path, text) or language
+    entries: list[_Entry] | None = None
+    if not problem:
+        try:
+            entries = _tree_definitions(text, language)
+        except SyntaxUnavailable:
+            entries = None
+    if entries is None:
+        entries = _plain_definitions(lines)
+    counts = Counter(_WORD.findall(data))
+    shown: dict[str, str] = {}
+    for e in entries:
+        for r in range(e.rows[0], e.rows[1] + 1):
+            if r < len(lines):
+                shown[str(r)] = lines[r]
+    return _Facts(
+        [(e.name, e.rows[0], e.rows[1], e.parent) for e in entries],
+        len(lines) - 1 if lines and lines[-1] == "" else len(lines),
+        shown,
+        " ".join(w.decode("ascii") for w in counts),
+        list(counts.values()),
+    )
+
+
+CACHE_FILE = "summary-cache.json"
+CACHE_VERSION = 1
+PARALLEL_FILES = 200
+"""Fewer files to read than this are read in this process."""
+
+
+def _analyse_one(job: tuple[str, str, str | None]) -> tuple[_Facts | str, str | None, tuple[int, int] | None]:
+    """(facts, content hash, (size, modification time)) of one file: the work a process does."""
+    base, path, problem = job
+    full = Path(base) / path
+    try:
+        st = full.stat()
+        data = full.read_bytes() if st.st_size <= MAX_FILE_BYTES else None
+    except OSError:
+        return _analyse(Path(base), path, problem), None, None
+    facts = _analyse(Path(base), path, problem, data) if data is not None else _analyse(Path(base), path, problem)
+    digest = hashlib.blake2b(data, digest_size=16).hexdigest() if data is not None else None
+    return facts, digest, (st.st_size, st.st_mtime_ns)
+
+
+def _analyse_all(base: Path, paths: list[str], problem: str | None, use_cache: bool) -> list[_Facts | str]:
+    """Every file's facts, in order: from the cache where the file is unchanged, the rest read
+    (by a process per core when there are many), and the cache brought up to date."""
+    cached = _load_cache(base, problem) if use_cache else {}
+    out: list[_Facts | str | None] = [None] * len(paths)
+    todo: list[int] = []
+    fresh: dict[str, dict[str, Any]] = {}
+    for i, path in enumerate(paths):
+        entry = cached.get(path)
+        if entry is not None:
+            try:
+                st = (base / path).stat()
+                if [st.st_size, st.st_mtime_ns] == entry["stat"]:
+                    data = (base / path).read_bytes()
+                    if hashlib.blake2b(data, digest_size=16).hexdigest() == entry["hash"]:
+                        facts = entry["facts"]
+                        out[i] = facts if isinstance(facts, str) else _Facts(**facts)
+                        fresh[path] = entry
+                        continue
+            except (OSError, KeyError, TypeError):
+                pass
+        todo.append(i)
+    jobs = [(str(base), paths[i], problem) for i in todo]
+    if len(jobs) >= PARALLEL_FILES and (os.cpu_count() or 1) > 1:
+        results = _in_processes(jobs)
+    else:
+        results = [_analyse_one(job) for job in jobs]
+    added = False
+    for i, (facts, digest, size_time) in zip(todo, results):
+        out[i] = facts
+        if digest is not None and size_time is not None:
+            added = True
+            fresh[paths[i]] = {"stat": list(size_time), "hash": digest, "facts": facts if isinstance(facts, str) else facts.__dict__}
+    if use_cache and (added or len(fresh) != len(cached)):
+        # Files outside this summary's paths stay cached while they exist.
+        kept = {p: e for p, e in cached.items() if p not in fresh and (base / p).is_file()}
+        _save_cache(base, problem, {**kept, **fresh})
+    return [f for f in out if f is not None]
+
+
+def _in_processes(jobs: list[tuple[str, str, str | None]]) -> list[tuple[_Facts | str, str | None, tuple[int, int] | None]]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    workers = min(os.cpu_count() or 1, 8)
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            return list(pool.map(_analyse_one, jobs, chunksize=max(1, len(jobs) // (workers * 8))))
+    except (OSError, RuntimeError):
+        return [_analyse_one(job) for job in jobs]
+
+
+def _load_cache(base: Path, problem: str | None) -> dict[str, dict[str, Any]]:
+    from editblocks.files.lock import state_dir
+
+    try:
+        raw = json.loads((state_dir(base, create=False) / CACHE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError, WorkspaceError):
+        return {}
+    if not isinstance(raw, dict) or raw.get("version") != CACHE_VERSION or raw.get("syntax") != (problem or ""):
+        return {}
+    files = raw.get("files")
+    return files if isinstance(files, dict) else {}
+
+
+def _save_cache(base: Path, problem: str | None, files: dict[str, dict[str, Any]]) -> None:
+    """Write the cache (atomically; a cache that cannot be written is not kept)."""
+    from editblocks.files.lock import state_dir
+
+    try:
+        folder = state_dir(base)
+        tmp = folder / f".{CACHE_FILE}.{os.getpid()}.tmp"
+        tmp.write_text(json.dumps({"version": CACHE_VERSION, "syntax": problem or "", "files": files}, separators=(",", ":")), encoding="utf-8")
+        os.replace(tmp, folder / CACHE_FILE)
+    except (OSError, WorkspaceError):
+        pass
+
+
 # -- ranking and cutting -------------------------------------------------------------------------------
 
 
@@ -205,12 +370,18 @@ def summarize(
     max_tokens: int | None = DEFAULT_MAX_TOKENS,
     *,
     exclude: Iterable[str] = (),
+    cache: bool = True,
 ) -> RepoSummary:
     """Summarise the source files under ``paths`` (relative to ``root``; all of it by default).
 
     ``max_tokens`` caps the estimated tokens of :attr:`RepoSummary.text` (None: no cap).
     ``exclude`` names files to leave out, e.g. the ones the messages carry in full. Raises
     ``ValueError`` for a path outside ``root`` and ``FileNotFoundError`` for a missing one.
+
+    What each file defines is kept in ``root/.editblocks/summary-cache.json`` (by path, size,
+    modification time and content hash), so a second summary reads only what changed; without
+    ``cache`` nothing is read from it or written. Many files to read are shared among processes,
+    one per core.
     """
     base = Path(root).resolve()
     if not base.is_dir():
@@ -227,56 +398,26 @@ def summarize(
         notes.append(f"{problem}; definitions were found by a line pattern, without nesting from the syntax")
 
     skipped: Counter[str] = Counter()
-    words: Counter[bytes] = Counter()
     outlines: list[_Outline] = []
-    for path in files:
-        if path in excluded:
+    counted: list[dict[str, int]] = []
+    wanted = [path for path in files if path not in excluded]
+    for path, facts in zip(wanted, _analyse_all(base, wanted, problem, cache)):
+        if isinstance(facts, str):
+            skipped[facts] += 1
             continue
-        full = base / path
-        language = language_for(path)
-        if language not in CODE_LANGUAGES:
-            if language is None and not full.suffix:
-                head = _head(full)
-                language = language_for(path, head) if head else None
-            if language not in CODE_LANGUAGES:
-                skipped["not source code in a supported language"] += 1
-                continue
-        try:
-            data = full.read_bytes() if full.stat().st_size <= MAX_FILE_BYTES else None
-        except OSError:
-            skipped["unreadable"] += 1
+        counts = facts.counts()
+        counted.append(counts)
+        if not facts.entries:
             continue
-        if data is None:
-            skipped[f"larger than {MAX_FILE_BYTES // 1_000_000} MB"] += 1
-            continue
-        if b"\0" in data[:8192]:
-            skipped["binary"] += 1
-            continue
-        text = data.decode("utf-8", "replace").replace("\r\n", "\n")
-        lines = text.split("\n")
-        if len(text) > 20_000 and len(text) / max(1, len(lines)) > MINIFIED_LINE_CHARS:
-            skipped["minified"] += 1
-            continue
-        language = language_for(path, text) or language
-        entries: list[_Entry] | None = None
-        if not problem:
-            try:
-                entries = _tree_definitions(text, language)
-            except SyntaxUnavailable:
-                entries = None
-        if entries is None:
-            entries = _plain_definitions(lines)
-        counts = Counter(_WORD.findall(data))
-        words.update(counts)
-        if not entries:
-            continue
-        outline = _Outline(path, len(lines) - 1 if lines and lines[-1] == "" else len(lines), entries)
-        outline.own = {e.name: counts.get(e.name.encode("utf-8", "replace"), 0) for e in entries}
-        for e in entries:
-            for r in range(e.rows[0], e.rows[1] + 1):
-                if r < len(lines):
-                    outline.lines[r] = lines[r]
+        entries = [_Entry(name, (first, last), parent) for name, first, last, parent in facts.entries]
+        outline = _Outline(path, facts.total, entries, {int(r): line for r, line in facts.lines.items()})
+        outline.own = {e.name: counts.get(e.name, 0) for e in entries}
         outlines.append(outline)
+    names = {e.name for o in outlines for e in o.entries}
+    words: Counter[str] = Counter()
+    for counts in counted:
+        for name in names.intersection(counts):
+            words[name] += counts[name]
     for reason, n in sorted(skipped.items()):
         notes.append(f"{n} file{'s' if n != 1 else ''} left out: {reason}")
     if by_git and not files:
@@ -322,7 +463,7 @@ def _head(full: Path) -> str:
         return ""
 
 
-def _score(outlines: list[_Outline], words: Counter[bytes]) -> None:
+def _score(outlines: list[_Outline], words: Counter[str]) -> None:
     """Each definition's rank, from how often its name occurs in the other summarised files.
 
     The count is damped (square root), and weighted as repository maps commonly do: distinctive
@@ -332,7 +473,7 @@ def _score(outlines: list[_Outline], words: Counter[bytes]) -> None:
     defined: Counter[str] = Counter(e.name for o in outlines for e in o.entries)
     for o in outlines:
         for e in o.entries:
-            refs = max(words.get(e.name.encode("utf-8", "replace"), 0) - o.own.get(e.name, 0), 0)
+            refs = max(words.get(e.name, 0) - o.own.get(e.name, 0), 0)
             e.score = math.sqrt(refs) * _weight(e.name, defined[e.name])
         for e in o.entries:
             # A constructor's signature is how the class is used: it ranks with its class.
@@ -377,6 +518,11 @@ def _fit(ranked: list[tuple[float, str, int, int, _Outline]], max_tokens: int | 
         return 0
 
     def fits(k: int) -> bool:
+        # Every distinct first row shown is a line of at least one character (its mark): when
+        # they alone are over the budget, the text is not rendered to know it.
+        rows = {(path, o.entries[j].rows[0]) for _, path, _, j, o in ranked[:k] if o.entries[j].rows[0] < o.total}
+        if -(-len(rows) // CHARS_PER_TOKEN) > max_tokens:
+            return False
         return estimate_tokens(layout(_render(ranked[:k]))) <= max_tokens
 
     if fits(len(ranked)):
