@@ -119,6 +119,14 @@ _format_option = click.option(
     help="Edit format of the reply (default: detect per block).",
 )
 
+_match_option = click.option(
+    "--match",
+    "match_level",
+    type=click.Choice(["exact", "tolerant", "fuzzy", "ast"]),
+    default=None,
+    help="How tolerant locating edits is (default: fuzzy for SEARCH/REPLACE, exact for edit-v2/v3); ast: fuzzy, then a SEARCH that is one whole definition placed by its name (needs editblocks[ast]).",
+)
+
 _no_delete_option = click.option(
     "--no-delete", is_flag=True, help="Refuse blocks that delete or move files (patch, udiff); they fail with the reason."
 )
@@ -282,13 +290,7 @@ def config_cmd() -> None:
 @click.option("--git-add", is_flag=True, help="Stage the modified files with git.")
 @click.option("--continue-after-failure/--stop-after-failure", default=False, help="Keep applying blocks to a file after one of its blocks failed (default: skip its later blocks).")
 @click.option("--no-diff", is_flag=True, help="Do not print the diffs.")
-@click.option(
-    "--match",
-    "match_level",
-    type=click.Choice(["exact", "tolerant", "fuzzy", "ast"]),
-    default=None,
-    help="How tolerant locating edits is (default: fuzzy for SEARCH/REPLACE, exact for edit-v2/v3); ast: fuzzy, then a SEARCH that is one whole definition placed by its name (needs editblocks[ast]).",
-)
+@_match_option
 @click.option("--atomic/--no-atomic", default=False, help="All or nothing: write no file unless every block applies.")
 @click.option(
     "--verify-syntax",
@@ -600,13 +602,7 @@ def undo(root: str, as_list: bool, as_json: bool) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on; keep the default so only this machine can reach the page.")
 @click.option("--port", type=click.IntRange(0, 65535), default=None, help="Port to listen on (default 8765, or a free port when it is busy; 0: any free port).")
 @_format_option
-@click.option(
-    "--match",
-    "match_level",
-    type=click.Choice(["exact", "tolerant", "fuzzy", "ast"]),
-    default=None,
-    help="How tolerant locating edits is (default: fuzzy for SEARCH/REPLACE, exact for edit-v2/v3); ast: fuzzy, then a SEARCH that is one whole definition placed by its name (needs editblocks[ast]).",
-)
+@_match_option
 @click.option("--open/--no-open", "open_browser", default=False, help="Open the page in a browser.")
 @_no_delete_option
 @_no_token_option

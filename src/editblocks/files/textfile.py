@@ -218,7 +218,7 @@ def align_lines(old: list[str], new: list[str]) -> list[int]:
             if count_old[line] == 1 and count_new.get(line) == 1:
                 where[line] = i
         pairs = [(where[new[j]], j) for j in range(blo, bhi) if new[j] in where]
-        anchors = _increasing(pairs)
+        anchors = increasing_run(pairs)
         if not anchors:
             if ahi - alo == bhi - blo:
                 # As many lines replaced as replacing them: each keeps the ending of the line it replaces.
@@ -235,7 +235,7 @@ def align_lines(old: list[str], new: list[str]) -> list[int]:
     return source
 
 
-def _increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def increasing_run(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The longest run of ``pairs`` (ordered by their second item) whose first items increase."""
     if not pairs:
         return []

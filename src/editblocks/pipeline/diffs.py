@@ -8,9 +8,10 @@ difflib over the whole file takes seconds.
 
 from __future__ import annotations
 
-import bisect
 from collections import Counter
 from difflib import SequenceMatcher
+
+from editblocks.files.textfile import increasing_run
 
 Opcode = tuple[str, int, int, int, int]
 
@@ -20,26 +21,8 @@ def _unique_common(a: list[str], b: list[str]) -> list[tuple[int, int]]:
     ca, cb = Counter(a), Counter(b)
     pos_b = {line: j for j, line in enumerate(b) if cb[line] == 1}
     pairs = [(i, pos_b[line]) for i, line in enumerate(a) if ca[line] == 1 and line in pos_b]
-    # Longest increasing subsequence of the j's (pairs are already sorted by i).
-    tails: list[int] = []
-    tails_idx: list[int] = []
-    prev: list[int] = [-1] * len(pairs)
-    for k, (_, j) in enumerate(pairs):
-        pos = bisect.bisect_left(tails, j)
-        if pos == len(tails):
-            tails.append(j)
-            tails_idx.append(k)
-        else:
-            tails[pos] = j
-            tails_idx[pos] = k
-        prev[k] = tails_idx[pos - 1] if pos else -1
-    out: list[tuple[int, int]] = []
-    k = tails_idx[-1] if tails_idx else -1
-    while k != -1:
-        out.append(pairs[k])
-        k = prev[k]
-    out.reverse()
-    return out
+    # The longest run increasing in j too (the pairs are ordered by i).
+    return [(i, j) for j, i in increasing_run([(j, i) for i, j in pairs])]
 
 
 def opcodes(a: list[str], b: list[str]) -> list[Opcode]:
