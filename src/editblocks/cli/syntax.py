@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from editblocks.errors import UsageError
-from editblocks.syntax.summary import CHARS_PER_TOKEN, DEFAULT_MAX_TOKENS
+from editblocks.syntax.budget import CHARS_PER_TOKEN, DEFAULT_MAX_TOKENS
 
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
 

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from editblocks.files.drift import DriftCheck, occurrences
 from editblocks.files.journal import Journal
@@ -26,7 +27,6 @@ from editblocks.files.workspace import (
 from editblocks.formats import FORMATS, default_level
 from editblocks.matching import LEVELS, Match, MatchFailure, choose_reading, locate
 from editblocks.matching.elision import expand_replace_elisions
-from editblocks.matching.lazy import SketchMerge, SketchRefusal, merge_sketch
 from editblocks.matching.narrowing import HINT_WINDOW
 from editblocks.matching.strategies import is_elision, split_elisions
 from editblocks.matching.text import remember_line
@@ -46,6 +46,9 @@ from editblocks.reading.reader import parse_response
 from editblocks.reading.stream import decode_reply
 from editblocks.syntax.check import SyntaxProblem, SyntaxUnavailable, syntax_problem
 from editblocks.syntax.languages import is_document, language_for
+
+if TYPE_CHECKING:
+    from editblocks.matching.lazy import SketchMerge
 
 SKIP_AFTER_FAILURE = "previous edit to this file failed"
 
@@ -1081,6 +1084,8 @@ def _sketch_spans(before: str, merged: SketchMerge) -> tuple[list[tuple[int, int
 def checked_sketch(before: str, sketch: str, path: str) -> str | None:
     """The text ``sketch`` makes of ``before`` (both LF, whole lines) when it merges and the
     verifier accepts the merge, as an apply would place it; else None."""
+    from editblocks.matching.lazy import SketchRefusal, merge_sketch  # only sketches need it
+
     merged = merge_sketch(before, sketch, path)
     if isinstance(merged, SketchRefusal):
         return None
@@ -1094,6 +1099,8 @@ def _merge_sketch(block: EditBlock, res: EditResult, path: str, state: _FileStat
     """A lazy sketch merged into the file (see :mod:`editblocks.matching.lazy`), checked by the
     outcome verifier: only the anchored spans changed, each holds its part of the sketch, no
     elision line is written, and a file that parsed still parses."""
+    from editblocks.matching.lazy import SketchRefusal, merge_sketch  # only sketches need it
+
     before = state.text
     merged = merge_sketch(before, block.replace_text, path)
     if isinstance(merged, SketchRefusal):

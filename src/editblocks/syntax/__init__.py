@@ -17,7 +17,7 @@ _EXPORTS = {
     "EXTENSIONS": "languages",
     "LANGUAGES": "languages",
     "language_for": "languages",
-    "DEFAULT_MAX_TOKENS": "summary",
+    "DEFAULT_MAX_TOKENS": "budget",
     "RepoSummary": "summary",
     "estimate_tokens": "summary",
     "summarize": "summary",
@@ -42,9 +42,10 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
+    from editblocks.syntax.budget import DEFAULT_MAX_TOKENS
     from editblocks.syntax.context import Context, file_context
     from editblocks.syntax.languages import CODE_LANGUAGES, EXTENSIONS, LANGUAGES, language_for
-    from editblocks.syntax.summary import DEFAULT_MAX_TOKENS, RepoSummary, estimate_tokens, summarize
+    from editblocks.syntax.summary import RepoSummary, estimate_tokens, summarize
     from editblocks.syntax.tree import Definition, SyntaxUnavailable, analyze, available, innermost, missing
 
 __all__ = [

@@ -27,12 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from editblocks.errors import WorkspaceError
+from editblocks.syntax.budget import CHARS_PER_TOKEN, DEFAULT_MAX_TOKENS
 from editblocks.syntax.languages import CODE_LANGUAGES, language_for
 from editblocks.syntax.render import render
 from editblocks.syntax.tree import SyntaxUnavailable, definitions, missing, parse
 
-DEFAULT_MAX_TOKENS = 1024
-CHARS_PER_TOKEN = 4
 MAX_FILE_BYTES = 1_000_000
 """Larger files are left out (generated or vendored code, data)."""
 MINIFIED_LINE_CHARS = 400
