@@ -26,9 +26,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from editblocks.formats.base import EditFormat, LineParser, text_of
-from editblocks.formats.common import choose_fence
-from editblocks.formats.whole import WholeParser
+from editblocks.formats.base import LineParser, text_of
+from editblocks.formats.whole import WholeFormat, WholeParser
 from editblocks.models import EditBlock
 
 FORMAT = "lazy"
@@ -51,8 +50,9 @@ class LazyParser(WholeParser):
         )
 
 
-class LazyFormat(EditFormat):
-    """Lazy sketches: a path line, then a fence with the file's changed parts and elision comments."""
+class LazyFormat(WholeFormat):
+    """Lazy sketches: a path line, then a fence with the file's changed parts and elision comments.
+    Read, detected and written as ``whole`` is; only the parser's blocks are sketches."""
 
     name: ClassVar[str] = FORMAT
     description: ClassVar[str] = (
@@ -60,20 +60,7 @@ class LazyFormat(EditFormat):
         "(only with --format lazy)"
     )
     family: ClassVar[str] = FORMAT
-    auto: ClassVar[bool] = False
-    markers: ClassVar[str] = "`~"
     content: ClassVar[str | None] = "a sketch of the file"
 
     def parser(self) -> LineParser:
         return LazyParser()
-
-    def detect(self, text: str) -> float:
-        """How many fences have a path line of their own. Auto-detection never picks this format
-        (``auto`` is False): the score only describes a reply."""
-        blocks, _ = self.parse_lines(text.split("\n"))
-        return 0.0 if not blocks else min(0.9, 0.3 + 0.1 * len(blocks))
-
-    def render(self, block: EditBlock) -> str:
-        content = block.replace_text
-        fence = choose_fence(content)
-        return f"{block.file_path}\n{fence}\n{content}{fence}\n"
