@@ -263,3 +263,65 @@ def test_property_example_count_is_reported() -> None:
         f"\nline-fidelity property: {_PROPERTY_RUNS['examples']} examples, "
         f"{_PROPERTY_RUNS['refused']} legacy-encoded ones refused (recognised as another encoding)"
     )
+
+
+# -- mixed line endings: lines outside a block's span keep their own bytes ------------------------
+
+
+@pytest.mark.parametrize("chain", [False, True], ids=["indexed", "chain"])
+def test_deleting_one_of_two_equal_lines_keeps_the_other_lines_ending(root: Path, chain: bool) -> None:
+    # SEARCH covers "start" and the first "x" (CRLF); the second "x" (LF) is outside the span.
+    (root / "m.txt").write_bytes(b"start\nx\r\nx\nend\n")
+    # A line hint far from the place makes the placer leave the line index to the matching
+    # chain, which finds the same unique place: both paths must keep the bytes outside the span.
+    block = EditBlock("m.txt", "start\nx\n", "start\n", hint_line=500 if chain else None)
+    result = editblocks.apply_edits([block], root, match="exact")
+    assert result.applied
+    assert (root / "m.txt").read_bytes() == b"start\nx\nend\n"
+
+
+def test_mixed_endings_of_untouched_lines_survive_several_blocks(root: Path) -> None:
+    (root / "m.txt").write_bytes(b"a\r\nb\nb\r\nc\rd\nb\n")
+    blocks = [EditBlock("m.txt", "a\nb\n", "a\n"), EditBlock("m.txt", "c\nd\n", "c\nD\nE\n")]
+    result = editblocks.apply_edits(blocks, root, match="exact")
+    assert len(result.applied) == 2
+    # "b\r\n" and the last "b\n" are outside both spans; "c" and "D" keep c's and d's endings.
+    assert (root / "m.txt").read_bytes() == b"a\r\nb\r\nc\rD\nE\nb\n"
+
+
+_END = st.sampled_from(["\r\n", "\n", "\r"])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    lines=st.lists(st.sampled_from(["a", "b", "a", "c = 1", ""]), min_size=2, max_size=12),
+    endings=st.data(),
+    cut=st.data(),
+    new=st.lists(st.sampled_from(["a", "b", "new", ""]), max_size=3),
+)
+def test_an_edit_in_a_mixed_ending_file_keeps_every_byte_outside_its_span(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[str], endings: st.DataObject, cut: st.DataObject, new: list[str]
+) -> None:
+    root = tmp_path_factory.mktemp("mixed")
+    ends = [endings.draw(_END) for _ in lines]
+    i = cut.draw(st.integers(0, len(lines) - 1))
+    j = cut.draw(st.integers(i + 1, len(lines)))
+    raw = [line + end for line, end in zip(lines, ends)]
+    text = "\n".join(lines) + "\n"
+    search = "".join(line + "\n" for line in lines[i:j])
+    if text.count(search) != 1 or not "".join(search.split()) or "\r\n" not in ends or "\n" not in ends:
+        return
+    data = "".join(raw)
+    if data.replace("\r\n", "\n").replace("\r", "\n") != text:
+        return  # a bare CR then an empty line reads as one CRLF: not the file this property is about
+    (root / "f.txt").write_bytes(data.encode())
+    replace = "".join(line + "\n" for line in new)
+    result = editblocks.apply_edits([EditBlock("f.txt", search, replace)], root, match="exact")
+    if not result.applied:
+        return
+    out = (root / "f.txt").read_bytes().decode()
+    head, tail = "".join(raw[:i]), "".join(raw[j:])
+    assert out.startswith(head), (out, head)
+    assert out.endswith(tail), (out, tail)
+    middle = out[len(head) : len(out) - len(tail)]
+    assert middle.replace("\r\n", "\n").replace("\r", "\n") == replace

@@ -135,13 +135,16 @@ class TextFile:
         """True when the encoding was recognised statistically rather than known (UTF-8 or a BOM)."""
         return self.encoding not in _UNICODE
 
-    def encode(self, text: str) -> bytes:
+    def encode(self, text: str, origin: list[int] | None = None) -> bytes:
         """``text`` (LF endings) as bytes in this file's encoding, BOM and line endings.
 
+        ``origin`` gives, for each line of ``text``, the line of the file as read that it is (-1
+        for a new line), as the edits that made ``text`` recorded it; without it, lines are
+        aligned by their text (see :func:`align_lines`), which cannot tell equal lines apart.
         Raises :class:`UnwritableTextError` when ``text`` cannot be written in the encoding.
         """
         if self.endings is not None:
-            text = self._restore_endings(text)
+            text = self._restore_endings(text, origin)
         elif self.newline != "\n":
             text = text.replace("\n", self.newline)
         if self.detected and not text.isascii():
@@ -162,12 +165,14 @@ class TextFile:
                 f"{self.path}: the edit adds {bad!r}, which cannot be written in the file's encoding ({self.encoding})"
             ) from None
 
-    def _restore_endings(self, text: str) -> str:
+    def _restore_endings(self, text: str, origin: list[int] | None = None) -> str:
         """``text`` with the ending each untouched line had; lines the edit added get the dominant one."""
         assert self.endings is not None
-        old = self.text.split("\n")
         new = text.split("\n")
-        source = align_lines(old, new)
+        if origin is not None and len(origin) >= len(new) - 1:
+            source = origin
+        else:
+            source = align_lines(self.text.split("\n"), new)
         endings = self.endings
         count = len(endings)
         newline = self.newline

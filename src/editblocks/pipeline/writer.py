@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from editblocks.files.journal import Journal, JournalEntry, JournalFile, sha256
 from editblocks.files.lock import take_notes
-from editblocks.files.textfile import TextFile, UnwritableTextError
+from editblocks.files.textfile import TextFile, UnwritableTextError, align_lines
 from editblocks.files.workspace import ABSENT, FolderSync, PendingWrite, Workspace, WorkspaceError
 from editblocks.models import ApplyResult, EditResult, EditStatus, ParseWarning
 
@@ -188,6 +188,51 @@ def _commit_all(
     _close_journal(book, entry, written, result)
 
 
+ORIGIN_BUDGET = 200_000_000
+"""Characters copied at most to follow a file's lines through its blocks (see :func:`line_origin`)."""
+
+
+def line_origin(before: str, owners: list[EditResult], after: str) -> list[int] | None:
+    """For each line of ``after``, the line of ``before`` it is (-1 for a line a block wrote),
+    followed through the spans the blocks recorded, in order; None when the recorded spans do not
+    lead from ``before`` to ``after`` (the caller then aligns the texts instead).
+
+    A line outside every span is the line it was, even where equal lines stand next to it:
+    that is what keeps each untouched line's own ending in a file with mixed line endings.
+    """
+    text = before + "\n" if before and not before.endswith("\n") else before
+    if len(owners) * (len(text) + 1) > ORIGIN_BUDGET:
+        return None
+    origin = list(range(text.count("\n")))
+    for res in owners:
+        if res.span is None or res.replaced is None or res.replacement is None or res.moved_to is not None:
+            return None
+        start, end = res.span
+        if not 0 <= start <= end <= len(text) or text[start:end] != res.replaced:
+            return None
+        first_at = text.rfind("\n", 0, start) + 1
+        if end == first_at or text[end - 1] == "\n":
+            last_at = end
+        else:
+            last_at = text.find("\n", end) + 1 or len(text)
+        old_lines = _lines(text[first_at:last_at])
+        new_lines = _lines(text[first_at:start] + res.replacement + text[end:last_at])
+        first = text.count("\n", 0, first_at)
+        kept = origin[first : first + len(old_lines)]
+        origin[first : first + len(old_lines)] = [kept[k] if k >= 0 else -1 for k in align_lines(old_lines, new_lines)]
+        text = text[:start] + res.replacement + text[end:]
+    if text != after and text != after + "\n":
+        return None
+    return origin if len(origin) == text.count("\n") else None
+
+
+def _lines(region: str) -> list[str]:
+    lines = region.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def _prepare(workspace: Workspace, changes: list[Change]) -> list[Change]:
     """Encode each change, and refuse two names for one file; returns the changes fit to write."""
     ready: list[Change] = []
@@ -196,7 +241,8 @@ def _prepare(workspace: Workspace, changes: list[Change]) -> list[Change]:
             ready.append(change)
             continue
         try:
-            change.data = change.file.encode(change.after)
+            origin = line_origin(change.before, change.owners, change.after) if change.file.endings is not None else None
+            change.data = change.file.encode(change.after, origin)
         except UnwritableTextError as exc:
             _fail(change, str(exc))
             continue
