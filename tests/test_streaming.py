@@ -25,6 +25,7 @@ from editblocks.reading.stream import (
     Event,
     ParseWarningEvent,
     ShellSuggestion,
+    _EventReader,
     stream_events,
 )
 
@@ -564,17 +565,30 @@ def test_each_line_is_read_once_however_small_the_chunks(monkeypatch: pytest.Mon
     calls: list[str] = []
     original_lines = ReplyReader.feed_lines
     original_line = ReplyReader.feed_line
+    original_one = _EventReader.feed_one
+    inside_one = [False]
 
     def spy_lines(self: ReplyReader, lines: Sequence[str]) -> None:
         calls.extend(lines)
         original_lines(self, lines)
 
     def spy_line(self: ReplyReader, line: str) -> None:
-        calls.append(line)
+        if not inside_one[0]:
+            calls.append(line)
         original_line(self, line)
+
+    def spy_one(self: _EventReader, line: str) -> list[Event]:
+        # One line, read by feed_one itself or handed on to feed_line: counted once.
+        calls.append(line)
+        inside_one[0] = True
+        try:
+            return original_one(self, line)
+        finally:
+            inside_one[0] = False
 
     monkeypatch.setattr(ReplyReader, "feed_lines", spy_lines)
     monkeypatch.setattr(ReplyReader, "feed_line", spy_line)
+    monkeypatch.setattr(_EventReader, "feed_one", spy_one)
     text = OWN_REPLIES["mixed"] * 3
     data = text.encode("utf-8")
     run_stream([data[i : i + 1] for i in range(len(data))])

@@ -348,8 +348,18 @@ class ReplyReader:
                 return
         ann = self._open
         for fam in self._awake:
-            if self._fed(fam, fam.parser.feed(line, n), n, ann):
-                ann = None
+            parser = fam.parser
+            items = parser.feed(line, n)
+            if items or (ann is not None and ann.family is fam):
+                if self._fed(fam, items, n, ann):
+                    ann = None
+            elif parser.in_block():
+                # :meth:`_fed` for the usual line: no item completed, the announced block not this family's.
+                if fam.start is None:
+                    opened = parser.open_start()
+                    fam.start = opened if opened is not None else n
+            else:
+                fam.start = None
         if not self._dormant:
             self._held = []
 
@@ -361,8 +371,10 @@ class ReplyReader:
             if start is not None and start < limit:
                 limit = start
         self._idle = limit > n
-        if self._candidates or self._pending_warnings or self._scanned < limit - 1:
+        if self._candidates or self._pending_warnings:
             self._settle(limit)
+        elif self._scanned < limit - 1:
+            self._scan_shell(limit - 1)  # all _settle would do
         if self._track and self._open is None:
             self._announce()
 

@@ -157,6 +157,47 @@ class _EventReader(ReplyReader):
     def abandoned(self, path: str | None, format: str, line: int) -> None:
         self.events.append(BlockAbandoned(path, format, line))
 
+    def drain(self) -> list[Event]:
+        """The events recorded since the last drain."""
+        events = self.events
+        if not events:
+            return []
+        self.events = []
+        return events
+
+    def feed_one(self, line: str) -> list[Event]:
+        """Read one complete line (without its line ending) and return the events it completes.
+
+        The two lines a reply is mostly made of take a short way, with the same outcome as
+        :meth:`feed_line` and :meth:`report_progress`: a quiet line inside the announced block,
+        whose texts grow by it as they grew by the quiet line before (see
+        :meth:`feed_quiet_line`), and a quiet line outside every block with nothing in it for
+        the shell scan.
+        """
+        if self._loud_line.match(line) is None:
+            route = self._route
+            if route is not None:
+                self.lines.append(line)
+                n = self.line_count = self.line_count + 1
+                if "`" in line:
+                    self._marks.append(n)
+                ann = self._open
+                assert ann is not None
+                ann.store_len = n
+                ann.old_seen += route[0]
+                ann.new_seen += route[1]
+                text = line + "\n"
+                block = ann.block
+                return [BlockProgress(block.path, block.format, block.start, text if route[0] else "", text if route[1] else "")]
+            n = self.line_count
+            if self._open is None and self._scanned == n and "`" not in line and self._shell.shell is None:
+                self.lines.append(line)
+                self.line_count = self._scanned = n + 1
+                return []
+        self.feed_line(line)
+        self.report_progress()
+        return self.drain()
+
 
 class ReplyDecodeError(EditblocksError, ValueError):
     """The reply's bytes are not UTF-8 (nor, for a whole reply, one legacy encoding throughout).
@@ -224,8 +265,19 @@ class StreamParser:
             if end < 0:
                 self._tail.append(data)
                 return []
-            return self._byte_lines(data, end)
-        if kind is str and mode == _STR:
+            tail = self._tail
+            if tail:
+                tail.append(data[: end + 1])
+                raw = b"".join(tail)
+            else:
+                raw = data[: end + 1]
+            rest_b = data[end + 1 :]
+            self._tail = [rest_b] if rest_b else []
+            text = self._decode(raw)
+            if self._prefix:
+                text = self._prefix + text
+                self._prefix = ""
+        elif kind is str and mode == _STR:
             piece: str = chunk  # type: ignore[assignment]
             end = piece.rfind("\n")
             if end < 0:
@@ -239,7 +291,24 @@ class StreamParser:
                 text = piece[: end + 1]
             rest = piece[end + 1 :]
             self._tail = [rest] if rest else []
-            return self._complete_lines(text)
+        else:
+            return self._feed_other(chunk, kind, mode)
+        reader = self._reader
+        if text.find("\n") == len(text) - 1:
+            # One line, the usual case for small chunks.
+            return reader.feed_one(text[:-2] if text.endswith("\r\n") else text[:-1])
+        lines = text.split("\n")
+        lines.pop()  # the empty text after the last line ending
+        if len(lines) > 4:
+            return self._read(lines)
+        # A few lines (a blank line and the next, say): each the way of one line.
+        events = reader.feed_one(lines[0][:-1] if lines[0].endswith("\r") else lines[0])
+        for line in lines[1:]:
+            events += reader.feed_one(line[:-1] if line.endswith("\r") else line)
+        return events
+
+    def _feed_other(self, chunk: str | bytes | bytearray | memoryview, kind: type, mode: int) -> list[Event]:
+        """:meth:`feed` for a chunk of another kind than the last, or after :meth:`close`."""
         if mode == _CLOSED:
             raise ValueError("feed() after close()")
         if isinstance(chunk, str):
@@ -264,7 +333,7 @@ class StreamParser:
         if last:
             self._reader.feed_line(last)
         self._reader.close()
-        return self._drain()
+        return self._reader.drain()
 
     def _to_str(self) -> None:
         """Leave bytes mode: decode the unfinished line (a character cut short at the very end,
@@ -291,44 +360,13 @@ class StreamParser:
         self._decoded += len(data)
         return text
 
-    def _byte_lines(self, chunk: bytes, end: int) -> list[Event]:
-        tail = self._tail
-        if tail:
-            tail.append(chunk[: end + 1])
-            text = self._decode(b"".join(tail))
-        else:
-            text = self._decode(chunk[: end + 1])
-        if self._prefix:
-            text = self._prefix + text
-            self._prefix = ""
-        rest = chunk[end + 1 :]
-        self._tail = [rest] if rest else []
-        return self._complete_lines(text)
-
-    def _complete_lines(self, text: str) -> list[Event]:
-        """Read ``text``, complete lines that end with a line ending."""
-        if text.find("\n") == len(text) - 1:
-            # One line, the usual case for small chunks.
-            return self._read_one(text[:-2] if text.endswith("\r\n") else text[:-1])
-        lines = text.split("\n")
-        lines.pop()  # the empty text after the last line ending
-        return self._read(lines)
-
-    def _read_one(self, line: str) -> list[Event]:
-        """Read one complete line (without its line ending)."""
-        reader = self._reader
-        if not reader.feed_quiet_line(line):
-            reader.feed_line(line)
-            reader.report_progress()
-        return self._drain()
-
     def _read(self, lines: list[str]) -> list[Event]:
         """Read several complete lines (each may still end in the CR of a CRLF)."""
         if any(line.endswith("\r") for line in lines):
             lines = [line[:-1] if line.endswith("\r") else line for line in lines]
         self._reader.feed_lines(lines)
         self._reader.report_progress()
-        return self._drain()
+        return self._reader.drain()
 
     def partial(self) -> PartialBlock | None:
         """The announced block still being written, with all its text so far, or None."""
@@ -351,14 +389,6 @@ class StreamParser:
         no format was requested.
         """
         return self._reader.response()
-
-    def _drain(self) -> list[Event]:
-        events = self._reader.events
-        if events:
-            self._reader.events = []
-        else:
-            events = []
-        return events
 
 
 def stream_events(chunks: Iterable[str | bytes], format: str | None = None) -> Iterator[Event]:
