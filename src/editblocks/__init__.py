@@ -42,7 +42,7 @@ _EXPORTS: dict[str, str] = {
     "get_format": "editblocks.formats",
     "build_messages": "editblocks.prompts",
     # Applying, undoing, converting.
-    "apply_edits": "editblocks.pipeline.placer",
+    "apply_edits": "editblocks.pipeline.api",
     "ApplyOptions": "editblocks.pipeline.placer",
     "ApplyStream": "editblocks.pipeline.stream",
     "BlockApplied": "editblocks.pipeline.stream",
@@ -168,8 +168,9 @@ if TYPE_CHECKING:
     from editblocks.files.lock import LockTimeoutError
     from editblocks.formats import FORMATS, EditFormat, get_format
     from editblocks.models import ApplyResult, EditBlock, EditResult, EditStatus, ParsedResponse, ParseWarning
+    from editblocks.pipeline.api import apply_edits
     from editblocks.pipeline.conversion import Conversion, ConversionError, convert, convert_reply
-    from editblocks.pipeline.placer import ApplyOptions, apply_edits
+    from editblocks.pipeline.placer import ApplyOptions
     from editblocks.pipeline.stream import ApplyStream, BlockApplied, apply_stream
     from editblocks.prompts import build_messages
     from editblocks.reading.reader import parse_response

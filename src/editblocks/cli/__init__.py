@@ -356,7 +356,7 @@ def apply(
     error or a reply without edit blocks.
     """
     from editblocks.files.drift import FolderBase
-    from editblocks.pipeline.placer import apply_edits
+    from editblocks.pipeline.api import apply_edits
     from editblocks.reading.reader import parse_response
 
     if not Path(root).is_dir():
@@ -821,7 +821,7 @@ def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, b
 def demo(keep: bool) -> None:
     """Apply a sample reply to a copy of a small sample project, and show the result."""
     from editblocks.cli.terminal import print_apply_result
-    from editblocks.pipeline.placer import apply_edits
+    from editblocks.pipeline.api import apply_edits
 
     console = _stdout()
     data = resources.files("editblocks") / "demo"

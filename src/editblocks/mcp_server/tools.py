@@ -84,7 +84,7 @@ def apply_reply(
     unknown format or match level, and a reply or root that cannot be used.
     """
     from editblocks.files.workspace import WorkspaceError, check_reply_size
-    from editblocks.pipeline.placer import apply_edits
+    from editblocks.pipeline.api import apply_edits
     from editblocks.reading.reader import parse_response
 
     fmt = _check_choice(format, format_names(), "format")
@@ -129,7 +129,7 @@ def edit_file(
     is empty, missing or found more than once, writing nothing.
     """
     from editblocks.files.workspace import WorkspaceError
-    from editblocks.pipeline.placer import apply_edits
+    from editblocks.pipeline.api import apply_edits
 
     if not edits:
         raise ToolFailure("no edits given: pass at least one {oldText, newText} in 'edits'")

@@ -361,8 +361,8 @@ def _whole_files(blocks: list[EditBlock], resolver: _Resolver, done: Conversion)
 def _patch(text: str, workspace: Workspace, format: str | None, match: str | None, *, fence: bool) -> Conversion:
     """The reply as one patch of the project under ``workspace`` (see :func:`convert_reply`)."""
     from editblocks.files.textfile import TextFile
+    from editblocks.pipeline.api import apply_edits
     from editblocks.pipeline.diffs import unified_diff
-    from editblocks.pipeline.placer import apply_edits
 
     result = apply_edits(text, workspace.root, format=format, dry_run=True, continue_after_failure=True, match=match)
     done = Conversion("", format=result.format)

@@ -147,8 +147,6 @@ def _failed_section(index: int, r: EditResult, budget: int) -> tuple[str, int]:
 def _changed_sections(result: ApplyResult, files: set[str], budget: int) -> list[str]:
     """For each applied block of a file that also has a failed block: its lines as they are now,
     numbered (after a partly applied reply the file is no longer what the model saw)."""
-    from editblocks.pipeline.placer import _numbered_regions
-
     out: list[str] = []
     for i, r in enumerate(result.results, 1):
         if budget <= 0:
@@ -160,7 +158,7 @@ def _changed_sections(result: ApplyResult, files: set[str], budget: int) -> list
         if text is None or start is None:
             continue
         count = min(max((r.block.anchor + r.block.new_lines + r.block.trailing_anchor).count("\n"), 1), MAX_QUOTED_LINES, budget)
-        shown = _numbered_regions(text, [start], count)[0]
+        shown = numbered_regions(text, [start], count)[0]
         budget -= shown.count("\n")
         fence = choose_fence(shown)
         out.append(f"Block {i} changed {r.file_path} at line {start} (current, numbered):\n{fence}\n{shown}{fence}")
@@ -184,3 +182,19 @@ def _current_line(text: str, block: EditBlock) -> int | None:
         if line.strip() == wanted[0] and [x.strip() for x in lines[n : n + len(wanted) * 2] if x.strip()][: len(wanted)] == wanted
     ]
     return found[0] if len(found) == 1 else None
+
+
+MAX_CANDIDATES_SHOWN = 5
+
+
+def numbered_regions(text: str, starts: list[int], count: int) -> list[str]:
+    """The file's lines at each 1-based line of ``starts``: the ``count`` lines matched there and
+    one line on each side, numbered."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    width = len(str(min(len(lines), max(starts, default=1) + count)))
+    return [
+        "".join(f"{n:>{width}} | {lines[n - 1]}\n" for n in range(max(1, start - 1), min(start + count, len(lines)) + 1))
+        for start in starts[:MAX_CANDIDATES_SHOWN]
+    ]

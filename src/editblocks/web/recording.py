@@ -15,7 +15,7 @@ from typing import Any
 
 from editblocks.files.workspace import Workspace, WorkspaceError
 from editblocks.models import ApplyResult, EditBlock
-from editblocks.pipeline.placer import apply_edits
+from editblocks.pipeline.api import apply_edits
 
 try:  # the undo journal
     from editblocks.files import journal as _journal

@@ -17,8 +17,8 @@ from typing import Any
 
 from editblocks.files.workspace import BinaryFileError, FileMissingError, Workspace
 from editblocks.models import ApplyResult, EditBlock, EditResult, EditStatus, ParseWarning
+from editblocks.pipeline.api import apply_edits
 from editblocks.pipeline.feedback import feedback_message
-from editblocks.pipeline.placer import apply_edits
 from editblocks.quoting import percent
 from editblocks.reading.reader import parse_response, split_reply
 from editblocks.web.highlight import diff_rows, text_rows
