@@ -46,7 +46,16 @@ def test_apply_json_loads_what_applying_needs_and_nothing_to_draw(tmp_path: Path
     (tmp_path / "reply.md").write_text("a.py\n```\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n")
     loaded = _loaded(_command(["apply", str(tmp_path / "reply.md"), "--root", str(tmp_path), "--json"]))
     assert (tmp_path / "a.py").read_text() == "x = 2\n"  # the command ran
-    assert not loaded & {"rich", "pygments", "openai", "starlette", "uvicorn", "mcp", "tree_sitter", "httpx"}, loaded & HEAVY
+    # An exact match needs no similarity scorer (rapidfuzz), and JSON no terminal library.
+    assert not loaded & (HEAVY - {"click", "charset_normalizer"}), loaded & HEAVY
+
+
+def test_apply_in_a_pipe_prints_plain_lines_without_the_terminal_library(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "reply.md").write_text("a.py\n```\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n")
+    loaded = _loaded(_command(["apply", str(tmp_path / "reply.md"), "--root", str(tmp_path)]))
+    assert (tmp_path / "a.py").read_text() == "x = 2\n"
+    assert not loaded & (HEAVY - {"click", "charset_normalizer"}), loaded & HEAVY
 
 
 def test_every_public_name_resolves_and_is_shown_as_editblocks() -> None:

@@ -19,8 +19,7 @@ from editblocks.errors import UsageError, WorkspaceError
 from editblocks.formats import FORMATS
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
+    from editblocks.cli.plain import Out
     from editblocks.models import ApplyResult
 
 # Each command imports what it needs when it runs: --help and a one-block apply load little.
@@ -47,13 +46,13 @@ class _Commands(click.Group):
             raise _ClickUsageError(str(exc)) from None
 
 
-def _stdout() -> Console:
+def _stdout() -> Out:
     from editblocks.cli.terminal import make_console
 
     return make_console()
 
 
-def make_console(*, stderr: bool = False) -> Console:
+def make_console(*, stderr: bool = False) -> Out:
     from editblocks.cli.terminal import make_console
 
     return make_console(stderr=stderr)
@@ -835,9 +834,14 @@ def demo(keep: bool) -> None:
             "(one block in it is deliberately stale, to show how a failure is reported):\n",
             highlight=False,
         )
-        from rich.markdown import Markdown
+        from editblocks.cli.terminal import is_plain
 
-        console.print(Markdown(reply))
+        if is_plain(console):
+            console.print(reply.rstrip("\n"), markup=False)
+        else:
+            from rich.markdown import Markdown
+
+            console.print(Markdown(reply))
         console.rule("[bold]editblocks apply")
         result = apply_edits(reply, workdir)
         print_apply_result(console, result)

@@ -7,14 +7,10 @@ line that completes each block, warnings, and shell suggestions.
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.markup import escape
-from rich.syntax import Syntax
-
-from editblocks.cli.terminal import MAX_SHOWN_WARNINGS, more_warnings
+from editblocks.cli.plain import Out, escape
+from editblocks.cli.terminal import MAX_SHOWN_WARNINGS, describe, more_warnings, print_diff
 from editblocks.models import EditResult, EditStatus
 from editblocks.pipeline.stream import BlockApplied, StreamEvent
-from editblocks.quoting import percent
 from editblocks.reading.stream import ParseWarningEvent
 
 STATUS_STYLE = {
@@ -22,23 +18,6 @@ STATUS_STYLE = {
     EditStatus.FAILED: "bold red",
     EditStatus.SKIPPED: "yellow",
 }
-
-
-def describe(result: EditResult, applied: str = "applied") -> str:
-    """``applied (exact, line 12)``, ``failed: <reason>``, ``skipped: already applied``;
-    ``applied`` is the word for an applied block (``ready`` while its reply is not written yet)."""
-    if result.status is EditStatus.APPLIED:
-        how = [result.strategy or ""]
-        if result.score is not None:
-            how.append(f"{percent(result.score)}")
-        if result.estimated_line is not None:
-            how.append(f"line {result.estimated_line}")
-        detail = ", ".join(h for h in how if h)
-        text = f"{applied} ({detail})" if detail else applied
-        if result.notes:
-            text += "; " + "; ".join(result.notes)
-        return text
-    return f"{result.status.value}: {result.reason or 'no reason given'}"
 
 
 def status_markup(index: int, result: EditResult, *, prefix: str = "", applied: str = "applied") -> str:
@@ -54,7 +33,7 @@ class ProgressPrinter:
     block that applied in memory (``editblocks run`` says ``ready``: nothing is written yet).
     """
 
-    def __init__(self, console: Console, *, show_reply: bool = False, applied: str = "applied") -> None:
+    def __init__(self, console: Out, *, show_reply: bool = False, applied: str = "applied") -> None:
         self.console = console
         self.show_reply = show_reply
         self.applied = applied
@@ -135,7 +114,7 @@ class ProgressPrinter:
 class RunDisplay:
     """Shows :func:`editblocks.run_request` as it happens: pass it as ``on_event``."""
 
-    def __init__(self, console: Console, *, model: str = "", max_retries: int = 0, dry_run: bool = False, show_reply: bool = True) -> None:
+    def __init__(self, console: Out, *, model: str = "", max_retries: int = 0, dry_run: bool = False, show_reply: bool = True) -> None:
         self.console = console
         self.model = model
         self.max_retries = max_retries
@@ -198,7 +177,7 @@ class RunDisplay:
         self.printer.end_reply()
 
 
-def print_run_summary(console: Console, summary: object, *, show_diffs: bool = True, review_url: str | None = None) -> None:
+def print_run_summary(console: Out, summary: object, *, show_diffs: bool = True, review_url: str | None = None) -> None:
     """The end of ``editblocks run``: diffs, then blocks, tokens, files and shell suggestions."""
     from editblocks.run import RunSummary
 
@@ -207,7 +186,7 @@ def print_run_summary(console: Console, summary: object, *, show_diffs: bool = T
         for path, diff in summary.diffs.items():
             if diff:
                 console.rule(f"[bold]{escape(path)}")
-                console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default", word_wrap=True))
+                print_diff(console, diff)
     console.rule("[bold]summary")
     requests = len(summary.rounds)
     retries, continuations = summary.retries, summary.continuations

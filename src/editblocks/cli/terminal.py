@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import click
-from rich.console import Console
-from rich.markup import escape
-from rich.syntax import Syntax
-from rich.table import Table
 
 from editblocks.cli import COLOR_KEY
+from editblocks.cli.plain import Out, PlainConsole, escape
 from editblocks.models import ApplyResult, EditResult, EditStatus, ParsedResponse, ParseWarning
 from editblocks.quoting import percent
 
@@ -27,12 +25,18 @@ def color_choice() -> bool | None:
     return None if ctx is None else ctx.meta.get(COLOR_KEY)
 
 
-def make_console(*, stderr: bool = False) -> Console:
+def make_console(*, stderr: bool = False) -> Out:
     """A console for the command's output: ``--color`` styles even in a pipe; ``--no-color`` or
-    the ``NO_COLOR`` variable drop every style (bold and italic too, not only colours)."""
+    the ``NO_COLOR`` variable drop every style (bold and italic too, not only colours). Output
+    that does not go to a terminal is plain lines, printed without loading the terminal library
+    (unless ``--color`` or rich's ``FORCE_COLOR`` asks for styles there)."""
     choice = color_choice()
     if choice is None and os.environ.get("NO_COLOR"):
         choice = False
+    if choice is not True and not _to_terminal(stderr) and not os.environ.get("FORCE_COLOR") and not os.environ.get("TTY_COMPATIBLE"):
+        return PlainConsole(stderr=stderr)
+    from rich.console import Console
+
     if choice is False:
         return Console(stderr=stderr, highlight=False, color_system=None, no_color=True)
     if choice is True:
@@ -40,8 +44,18 @@ def make_console(*, stderr: bool = False) -> Console:
     return Console(stderr=stderr, highlight=False)
 
 
-def is_plain(console: Console) -> bool:
+def _to_terminal(stderr: bool) -> bool:
+    isatty = getattr(sys.stderr if stderr else sys.stdout, "isatty", None)
+    try:
+        return isatty is not None and bool(isatty())
+    except ValueError:
+        return False
+
+
+def is_plain(console: Out) -> bool:
     """True when the output does not go to a terminal: plain lines with full paths, no tables."""
+    if isinstance(console, PlainConsole):
+        return True
     isatty = getattr(console.file, "isatty", None)
     try:
         return not (isatty is not None and isatty())
@@ -51,12 +65,27 @@ def is_plain(console: Console) -> bool:
 
 def block_line(index: int, result: EditResult) -> str:
     """One plain line for a block: ``block 1 src/a.py: applied (exact, line 12)``."""
-    from editblocks.cli.progress import describe
-
     return f"block {index} {result.file_path}: {describe(result)}"
 
 
-def print_apply_result(console: Console, result: ApplyResult, *, show_diffs: bool = True, quiet: bool = False) -> None:
+def describe(result: EditResult, applied: str = "applied") -> str:
+    """``applied (exact, line 12)``, ``failed: <reason>``, ``skipped: already applied``;
+    ``applied`` is the word for an applied block (``ready`` while its reply is not written yet)."""
+    if result.status is EditStatus.APPLIED:
+        how = [result.strategy or ""]
+        if result.score is not None:
+            how.append(f"{percent(result.score)}")
+        if result.estimated_line is not None:
+            how.append(f"line {result.estimated_line}")
+        detail = ", ".join(h for h in how if h)
+        text = f"{applied} ({detail})" if detail else applied
+        if result.notes:
+            text += "; " + "; ".join(result.notes)
+        return text
+    return f"{result.status.value}: {result.reason or 'no reason given'}"
+
+
+def print_apply_result(console: Out, result: ApplyResult, *, show_diffs: bool = True, quiet: bool = False) -> None:
     """The results table, the diffs, warnings, shell suggestions and a one-line summary.
 
     ``quiet``: one line per block and nothing else. Outside a terminal, plain lines replace the
@@ -69,6 +98,8 @@ def print_apply_result(console: Console, result: ApplyResult, *, show_diffs: boo
     if is_plain(console):
         _print_plain_result(console, result, show_diffs)
         return
+    from rich.table import Table
+
     label = result.format_label
     table = Table(title=f"Edit blocks ({label})" if label else "Edit blocks", show_lines=False, expand=False)
     table.add_column("#", justify="right", style="dim")
@@ -104,7 +135,7 @@ def print_apply_result(console: Console, result: ApplyResult, *, show_diffs: boo
         for path, diff in result.diffs.items():
             if diff:
                 console.rule(f"[bold]{escape(path)}")
-                console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default", word_wrap=True))
+                print_diff(console, diff)
     print_warnings(console, result.warnings)
     if result.shell_suggestions:
         console.print("[bold]Shell commands suggested by the reply (not run):[/]")
@@ -113,11 +144,21 @@ def print_apply_result(console: Console, result: ApplyResult, *, show_diffs: boo
     print_summary(console, result)
 
 
-def _plain(console: Console, text: str, style: str | None = None) -> None:
+def print_diff(console: Out, diff: str) -> None:
+    """A unified diff: coloured in a terminal, as it is elsewhere."""
+    if is_plain(console):
+        _plain(console, diff.rstrip("\n"))
+        return
+    from rich.syntax import Syntax
+
+    console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default", word_wrap=True))
+
+
+def _plain(console: Out, text: str, style: str | None = None) -> None:
     console.print(text, style=style, markup=False, highlight=False, emoji=False, soft_wrap=True)
 
 
-def _print_plain_result(console: Console, result: ApplyResult, show_diffs: bool) -> None:
+def _print_plain_result(console: Out, result: ApplyResult, show_diffs: bool) -> None:
     label = result.format_label
     _plain(console, f"edit blocks ({label})" if label else "edit blocks", "bold")
     for i, r in enumerate(result.results, start=1):
@@ -137,7 +178,7 @@ def _print_plain_result(console: Console, result: ApplyResult, show_diffs: bool)
     print_summary(console, result)
 
 
-def print_summary(console: Console, result: ApplyResult) -> None:
+def print_summary(console: Out, result: ApplyResult) -> None:
     applied, failed, skipped = len(result.applied), len(result.failed), len(result.skipped)
     verb = "would change" if result.dry_run else "changed"
     files = ", ".join(result.files_modified) or "none"
@@ -159,7 +200,7 @@ def more_warnings(count: int) -> str:
     return f"... and {count} more warning{'s' if count != 1 else ''} (--json lists every one)"
 
 
-def print_warnings(console: Console, warnings: list[ParseWarning]) -> None:
+def print_warnings(console: Out, warnings: list[ParseWarning]) -> None:
     """The first :data:`MAX_SHOWN_WARNINGS` warnings, and a count of the rest."""
     for w in warnings[:MAX_SHOWN_WARNINGS]:
         where = f"reply line {w.line}: " if w.line else ""
@@ -168,7 +209,7 @@ def print_warnings(console: Console, warnings: list[ParseWarning]) -> None:
         console.print(f"[yellow]{more_warnings(len(warnings) - MAX_SHOWN_WARNINGS)}[/]", highlight=False)
 
 
-def print_parsed(console: Console, parsed: ParsedResponse) -> None:
+def print_parsed(console: Out, parsed: ParsedResponse) -> None:
     """The blocks found in a reply, without applying them."""
     label = parsed.format_label or "no format detected"
     if is_plain(console):
@@ -188,7 +229,9 @@ def print_parsed(console: Console, parsed: ParsedResponse) -> None:
             console.print(f"  $ {escape(cmd)}", highlight=False, soft_wrap=is_plain(console))
 
 
-def _print_parsed_table(console: Console, parsed: ParsedResponse, label: str) -> None:
+def _print_parsed_table(console: Out, parsed: ParsedResponse, label: str) -> None:
+    from rich.table import Table
+
     table = Table(title=f"Edit blocks ({label})")
     table.add_column("reply line", justify="right", style="dim")
     table.add_column("format")

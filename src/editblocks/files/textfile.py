@@ -37,6 +37,8 @@ class UnwritableTextError(EditblocksError, ValueError):
 
 def dominant_newline(text: str) -> str:
     """The most common line ending of ``text`` ("\\n" when there is none)."""
+    if "\r" not in text:
+        return "\n"
     crlf = text.count("\r\n")
     lf = text.count("\n") - crlf
     cr = text.count("\r") - crlf

@@ -9,10 +9,25 @@ from __future__ import annotations
 
 from collections import defaultdict
 from difflib import SequenceMatcher
-
-from rapidfuzz import fuzz, process
+from functools import cache
+from types import ModuleType
 
 from editblocks.matching.strategies import Candidate, FileView
+
+
+@cache
+def _fuzz() -> ModuleType:
+    """rapidfuzz's scorers, loaded when a similarity is first needed (an exact apply needs none)."""
+    from rapidfuzz import fuzz
+
+    return fuzz
+
+
+@cache
+def _process() -> ModuleType:
+    from rapidfuzz import process
+
+    return process
 
 MAX_STARTS = 40
 LENGTH_SLACK = 2
@@ -64,8 +79,8 @@ def _starts(view: FileView, search: list[str]) -> tuple[list[int], bool]:
         longest = sorted((i for i, s in enumerate(stripped) if s), key=lambda i: -len(stripped[i]))[:3]
         for i in longest:
             probe = stripped[i][:MAX_PROBE_CHARS]
-            for _, score, j in process.extract(
-                probe, view.stripped, scorer=fuzz.ratio, processor=_head, limit=5, score_cutoff=50
+            for _, score, j in _process().extract(
+                probe, view.stripped, scorer=_fuzz().ratio, processor=_head, limit=5, score_cutoff=50
             ):
                 votes[j - i] += score / 100
     if total and common:
@@ -112,7 +127,7 @@ def ranked_regions(view: FileView, search: list[str], limit: int = 5) -> tuple[l
                 if start < 0 or start + length > n or (start, length) in scored:
                     continue
                 hay = "\n".join(view.stripped[start : start + length])
-                scored[(start, length)] = fuzz.ratio(needle, hay) / 100
+                scored[(start, length)] = _fuzz().ratio(needle, hay) / 100
     best: list[Candidate] = []
     for (start, length), score in sorted(scored.items(), key=lambda kv: (-kv[1], abs(kv[0][1] - m), kv[0][0])):
         if any(_overlap(start, length, c.start, c.length) for c in best):
@@ -143,10 +158,11 @@ def map_lines(search: list[str], window: list[str]) -> list[int | None]:
                 if j >= j2:
                     break
                 rest = w[j:j2]
-                pick = max(range(len(rest)), key=lambda k: (fuzz.ratio(s[i], rest[k]), -k))
+                ratio = _fuzz().ratio
+                pick = max(range(len(rest)), key=lambda k: (ratio(s[i], rest[k]), -k))
                 if len(rest) - pick < i2 - i:
                     pick = 0
-                if fuzz.ratio(s[i], rest[pick]) < PAIR_SIMILARITY:
+                if ratio(s[i], rest[pick]) < PAIR_SIMILARITY:
                     continue
                 mapping[i] = j + pick
                 j = j + pick + 1
@@ -154,4 +170,4 @@ def map_lines(search: list[str], window: list[str]) -> list[int | None]:
 
 
 def line_similarity(a: str, b: str) -> float:
-    return fuzz.ratio(a.strip(), b.strip()) / 100
+    return float(_fuzz().ratio(a.strip(), b.strip())) / 100
