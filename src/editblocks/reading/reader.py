@@ -171,7 +171,8 @@ class ReplyReader:
         self._open: _Announced | None = None
         self._route: tuple[int, int] | None = None
         """How each quiet line grows the announced block's searched and replacing texts, when a
-        line since the last loud one showed it (see :meth:`feed_quiet_line`)."""
+        line since the last loud one showed it: quiet lines are not fed to the parsers, so between
+        two loud lines each quiet line extends the same texts as the one before it."""
         self._last_loud = 0
         # Announced blocks that completed and wait to settle: (family, start) -> (path, format, old, new seen).
         self._waiting: dict[tuple[int, int], tuple[str | None, str, int, int]] = {}
@@ -440,34 +441,9 @@ class ReplyReader:
             ann.old_seen, ann.new_seen = n_old, n_new
             if one_quiet_line and grew in _ROUTES:
                 # The block's texts grow by this line; so they will by each quiet line until the
-                # next line a parser is fed (see feed_quiet_line).
+                # next line a parser is fed (see StreamParser's short way for one line).
                 self._route = grew
             self.progress(block.path, block.format, block.start, old_added, new_added)
-
-    def feed_quiet_line(self, line: str) -> bool:
-        """Read the next line and report its progress at once, when the line is quiet and the
-        announced block's texts are known to grow by it (track mode); else read nothing and
-        return False, and the caller uses :meth:`feed_line` and :meth:`report_progress`.
-
-        Quiet lines are not fed to the parsers, so between two loud lines the store is all that
-        grows: each quiet line extends the same texts of the open block as the one before it.
-        """
-        route = self._route
-        if route is None or self._loud_line.match(line) is not None:
-            return False  # (a closed reader has no route either)
-        self.lines.append(line)
-        n = self.line_count = self.line_count + 1
-        if "`" in line:
-            self._marks.append(n)
-        ann = self._open
-        assert ann is not None
-        ann.store_len = n
-        ann.old_seen += route[0]
-        ann.new_seen += route[1]
-        text = line + "\n"
-        block = ann.block
-        self.progress(block.path, block.format, block.start, text if route[0] else "", text if route[1] else "")
-        return True
 
     # -- internals ----------------------------------------------------------------
 

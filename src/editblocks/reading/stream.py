@@ -171,7 +171,7 @@ class _EventReader(ReplyReader):
         The two lines a reply is mostly made of take a short way, with the same outcome as
         :meth:`feed_line` and :meth:`report_progress`: a quiet line inside the announced block,
         whose texts grow by it as they grew by the quiet line before (see
-        :meth:`feed_quiet_line`), and a quiet line outside every block with nothing in it for
+        :attr:`_route`), and a quiet line outside every block with nothing in it for
         the shell scan.
         """
         if self._loud_line.match(line) is None:
