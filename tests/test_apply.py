@@ -207,7 +207,7 @@ def test_result_to_dict_is_json_ready(root: Path) -> None:
 
 
 def test_status_values_and_str() -> None:
-    assert [s.value for s in EditStatus] == ["applied", "failed", "skipped"]
+    assert [s.value for s in EditStatus] == ["applied", "failed", "skipped", "already_applied"]
     assert str(EditStatus.SKIPPED) == "skipped"
 
 
@@ -232,3 +232,17 @@ def test_reapplying_an_insertion_does_not_duplicate_it(root: Path) -> None:
     assert second.results[0].status is not EditStatus.APPLIED
     assert second.files_modified == []
     assert (root / "g.py").read_text() == "import os\nimport sys\n\nprint(os.sep)\n"
+
+
+def test_a_reply_applied_twice_is_already_applied_not_skipped(root: Path) -> None:
+    write_tree(root, {"a.py": "x = 1\n", "b.py": "y = 1\n"})
+    reply = sr("a.py", "x = 1\n", "x = 2\n") + sr("b.py", "nope\n", "y = 2\n") + sr("b.py", "y = 1\n", "y = 3\n")
+    editblocks.apply_edits(reply, root)
+    again = editblocks.apply_edits(reply, root)
+    statuses = [r.status for r in again.results]
+    # The first block's edit is in the file; the third is not tried after the second failed.
+    assert statuses == [EditStatus.ALREADY_APPLIED, EditStatus.FAILED, EditStatus.SKIPPED]
+    assert again.already_applied == [again.results[0]] and again.skipped == [again.results[2]]
+    assert again.results[0].already_applied and not again.results[2].already_applied
+    assert [r["status"] for r in again.to_dict()["results"]] == ["already_applied", "failed", "skipped"]
+    assert (root / "a.py").read_text() == "x = 2\n" and (root / "b.py").read_text() == "y = 1\n"

@@ -54,8 +54,20 @@ def test_tabs_are_kept_so_a_printed_diff_still_applies() -> None:
     assert _ours("+\tcc -o x x.c", markup=False) == "+\tcc -o x x.c\n"
 
 
-def test_control_characters_that_move_the_cursor_are_dropped() -> None:
-    assert _ours("a\rb\x07c\x08d", markup=False) == "abcd\n" == _rich_plain("a\rb\x07c\x08d", markup=False)
+def test_control_characters_from_a_reply_are_written_out_not_sent_to_the_terminal() -> None:
+    # A file name or a shell command holding an escape sequence must not clear the screen, retitle
+    # the window or hide the rest of the line.
+    assert _ours("a\rb\x07c\x1b[2Jd\x1b]0;t\x07", markup=False) == "a\\x0db\\x07c\\x1b[2Jd\\x1b]0;t\\x07\n"
+    assert escape("rm -rf / \x1b[8m --no-preserve-root") == "rm -rf / \\x1b[8m --no-preserve-root"
+
+
+def test_an_output_that_cannot_show_a_character_gets_an_escape_not_a_crash() -> None:
+    out = io.TextIOWrapper(io.BytesIO(), encoding="cp1252")
+    console = PlainConsole()
+    console.__class__ = type("ToCp1252", (PlainConsole,), {"file": property(lambda self: out)})
+    console.print("files changed: \u65e5\u672c.py, caf\u00e9.py", markup=False)
+    out.flush()
+    assert out.buffer.getvalue().decode("cp1252") == "files changed: \\u65e5\\u672c.py, caf\u00e9.py\n"  # type: ignore[attr-defined]
 
 
 def test_apply_in_a_pipe_does_not_load_the_terminal_library(tmp_path: Path) -> None:

@@ -120,7 +120,7 @@ def test_textwrap_change_inside_dedent(tmp_path: Path) -> None:
     assert target.read_text(encoding="utf-8") == want
     # The same sketch again: already applied, nothing written.
     again = apply_sketch(tmp_path, target.name, sketch)
-    assert again.status is EditStatus.SKIPPED and again.already_applied
+    assert again.status is EditStatus.ALREADY_APPLIED and again.already_applied
     assert target.read_text(encoding="utf-8") == want
 
 

@@ -186,7 +186,7 @@ def test_failed_block_comes_back_with_feedback(project: Path, log: Path) -> None
     async def scenario(session: Any) -> None:
         preview = await ok(session, "preview", {"reply": reply})
         assert preview.structured_content["dry_run"] is True
-        assert preview.structured_content["counts"] == {"applied": 1, "failed": 1, "skipped": 0}
+        assert preview.structured_content["counts"] == {"applied": 1, "failed": 1, "skipped": 0, "already_applied": 0}
         assert "nothing was written" in text_of(preview)
         assert read_tree(project)["src/util.py"] == PROJECT["src/util.py"].encode()
 

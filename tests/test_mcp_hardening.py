@@ -78,7 +78,7 @@ def test_no_block_applied_is_an_error_with_the_structured_result(project: Path, 
 
         failed = await session.call_tool("apply_edits", {"reply": STALE})
         assert failed.is_error
-        assert failed.structured_content["counts"] == {"applied": 0, "failed": 1, "skipped": 0}
+        assert failed.structured_content["counts"] == {"applied": 0, "failed": 1, "skipped": 0, "already_applied": 0}
         assert "return 'old'" in failed.structured_content["feedback"]
         assert "0 applied, 1 failed" in text_of(failed)
         assert (project / "src/app.py").read_text() == PROJECT["src/app.py"]

@@ -59,3 +59,61 @@ def test_a_bare_add_only_chunk_is_appended_as_codex_does(tmp_path: Path) -> None
     (tmp_path / "m.py").write_text(TEXT)
     result = editblocks.apply_edits(_patch("@@\n+\n+\n+def c():\n+    return 3\n"), tmp_path)
     assert result.ok and (tmp_path / "m.py").read_text() == TEXT + "\n\ndef c():\n    return 3\n"
+
+
+# -- a refused chunk never takes back what later operations did --------------------------------
+
+FILE = "a\nb\nc\nd\ne\nz\n"
+REFUSED_FIRST = "*** Update File: f.txt\n@@\n-a\n+A\n@@\n c\nd\n-e\n+E\n"
+"""An update whose second chunk has a context line without its leading space: refused."""
+
+
+def _envelope(*ops: str) -> str:
+    return "*** Begin Patch\n" + "".join(ops) + "*** End Patch\n"
+
+
+def _both_ways(root: Path, reply: str, **options: object) -> list[tuple[editblocks.ApplyResult, dict[str, str]]]:
+    """The reply applied as one text and as a stream of 5-character pieces, each to a fresh copy."""
+    outcomes = []
+    for streamed in (False, True):
+        work = root / ("streamed" if streamed else "whole")
+        work.mkdir(parents=True)
+        (work / "f.txt").write_text(FILE)
+        source = (reply[i : i + 5] for i in range(0, len(reply), 5)) if streamed else reply
+        result = editblocks.apply_edits(source, work, **options)  # type: ignore[arg-type]
+        files = {p.name: p.read_text() for p in sorted(work.iterdir()) if p.is_file()}
+        outcomes.append((result, files))
+    return outcomes
+
+
+def test_a_later_move_of_the_file_is_not_undone_by_the_refused_operation(tmp_path: Path) -> None:
+    reply = _envelope(REFUSED_FIRST, "*** Update File: f.txt\n*** Move to: g.txt\n@@\n-z\n+Z\n")
+    for result, files in _both_ways(tmp_path, reply):
+        # Nothing of the refused operation is written; what is reported applied is in the files.
+        assert result.results[0].status is EditStatus.FAILED
+        assert "A" not in "".join(files.values())
+        if result.results[1].status is EditStatus.APPLIED:
+            assert files == {"g.txt": FILE.replace("z", "Z")}
+        else:
+            assert files == {"f.txt": FILE}
+
+
+def test_a_later_update_or_delete_applies_after_a_refused_operation(tmp_path: Path) -> None:
+    later_update = _envelope(REFUSED_FIRST, "*** Update File: f.txt\n@@\n-z\n+Z\n")
+    for result, files in _both_ways(tmp_path / "u", later_update, continue_after_failure=True):
+        assert [r.status for r in result.results] == [EditStatus.FAILED, EditStatus.APPLIED]
+        assert files == {"f.txt": FILE.replace("z", "Z")}
+    later_delete = _envelope(REFUSED_FIRST, "*** Delete File: f.txt\n")
+    for result, files in _both_ways(tmp_path / "d", later_delete, continue_after_failure=True):
+        assert [r.status for r in result.results] == [EditStatus.FAILED, EditStatus.APPLIED]
+        assert files == {}
+
+
+def test_a_refused_chunk_fails_its_own_operation_not_an_earlier_one(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("a\nb\n")
+    (tmp_path / "other.txt").write_text("one\ntwo\n")
+    reply = _envelope("*** Update File: f.txt\n@@\n-a\n+A\n", "*** Update File: other.txt\n@@\n one\ntwo\n+three\n")
+    result = editblocks.apply_edits(reply, tmp_path)
+    assert [(r.file_path, r.status) for r in result.results] == [("f.txt", EditStatus.APPLIED)]
+    assert (tmp_path / "f.txt").read_text() == "A\nb\n" and (tmp_path / "other.txt").read_text() == "one\ntwo\n"
+    assert any("other.txt" in w.message for w in result.warnings) and not result.ok

@@ -228,7 +228,7 @@ def _check_exact_edit(case: tuple[list[str], int, int, list[str], str, bool, str
         (res,) = result.results
         after = target.read_bytes().decode("utf-8")
     count = _occurrences(lines, old)
-    if count == 1 and res.status is EditStatus.SKIPPED:
+    if count == 1 and res.status is EditStatus.ALREADY_APPLIED:
         # An insertion whose added lines already surround the found text counts as applied before;
         # that is only allowed when the file really reads like the edit's result there.
         assert _insertion_already_present(lines, i, j, new), f"wrongly reported as {res.reason!r}"

@@ -378,7 +378,7 @@ def test_review_with_no_delete_refuses_the_deletion_on_the_page_too(project: Pat
         assert (shown["status"], shown["reason"]) == ("failed", REFUSED)
         # Pressing Apply on the page does not delete the file either.
         applied = _post_json(link, "api/reviews/live/apply", {"all": True})
-        assert applied["applied"]["counts"] == {"applied": 0, "failed": 1, "skipped": 0}
+        assert applied["applied"]["counts"] == {"applied": 0, "failed": 1, "skipped": 0, "already_applied": 0}
         assert (project / "README.md").read_text() == "Stats helpers.\n"
         proc.send_signal(signal.SIGINT)
         code = proc.wait(timeout=20)

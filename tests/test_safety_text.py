@@ -325,3 +325,12 @@ def test_an_edit_in_a_mixed_ending_file_keeps_every_byte_outside_its_span(
     assert out.endswith(tail), (out, tail)
     middle = out[len(head) : len(out) - len(tail)]
     assert middle.replace("\r\n", "\n").replace("\r", "\n") == replace
+
+
+def test_a_new_line_before_an_untouched_empty_line_gives_way_in_a_cr_file(root: Path) -> None:
+    # Lone-CR endings then an empty LF line: "E\r" + "\n" would read back as one CRLF. The line
+    # the edit wrote takes LF; the untouched empty line keeps its own LF.
+    (root / "f.txt").write_bytes(b"a\rb\rc\rd\n\n")
+    result = editblocks.apply_edits([EditBlock("f.txt", "d\n", "D\nE\n")], root, match="exact")
+    assert result.applied
+    assert (root / "f.txt").read_bytes() == b"a\rb\rc\rD\rE\n\n"

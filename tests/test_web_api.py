@@ -290,7 +290,7 @@ def test_apply_all_and_block_by_block(client: TestClient, project: Path) -> None
     assert again.status_code == 409
     rest = client.post(f"/api/reviews/{view['id']}/apply", json={"all": True}).json()
     assert rest["applied"]["files"] == ["shop/cart.py"]
-    assert rest["applied"]["counts"] == {"applied": 2, "failed": 1, "skipped": 0}
+    assert rest["applied"]["counts"] == {"applied": 2, "failed": 1, "skipped": 0, "already_applied": 0}
     assert by_status(rest["view"]) == ["applied", "applied", "applied", "failed"]
     assert (project / "README.md").read_text() == README
     # Two applies, undone newest first.
@@ -444,7 +444,7 @@ def test_no_delete_previews_deletes_and_moves_as_failed_and_apply_keeps_the_file
     assert view["summary"]["files_pending"] == ["shop/cart.py"]
     # Accepting the deletion on its own, or everything, writes no deletion or move.
     one = refusing.post(f"/api/reviews/{view['id']}/apply", json={"blocks": [1]})
-    assert one.status_code == 200 and one.json()["applied"]["counts"] == {"applied": 0, "failed": 1, "skipped": 0}
+    assert one.status_code == 200 and one.json()["applied"]["counts"] == {"applied": 0, "failed": 1, "skipped": 0, "already_applied": 0}
     rest = refusing.post(f"/api/reviews/{view['id']}/apply", json={"all": True}).json()
     assert rest["applied"]["files"] == ["shop/cart.py"]
     assert by_status(rest["view"]) == ["applied", "failed", "failed"]

@@ -166,6 +166,9 @@ class ParseWarning:
     line: int
     message: str
     format: str | None = None
+    group: int = 0
+    """For a refused chunk of an apply_patch update: the ``group`` of that file operation's
+    blocks (see :attr:`EditBlock.group`), which then apply none of their chunks."""
 
     def __str__(self) -> str:
         return f"line {self.line}: {self.message}"
@@ -202,6 +205,10 @@ class EditStatus(str, Enum):
     APPLIED = "applied"
     FAILED = "failed"
     SKIPPED = "skipped"
+    """Not tried: an earlier block of its file failed (see ``continue_after_failure``)."""
+    ALREADY_APPLIED = "already_applied"
+    """Nothing to do: the replacement is in the file already and the searched text is not (a
+    reply applied twice); proven by the verifier, never by a similarity."""
 
     def __str__(self) -> str:
         return self.value
@@ -221,8 +228,6 @@ class EditResult:
     requested_path: str | None = None
     """The path as the model wrote it, when it was resolved to another file."""
     notes: list[str] = field(default_factory=list)
-    already_applied: bool = False
-    """SKIPPED because the replacement is already in the file (a reply applied twice)."""
     closest_region: tuple[int, int] | None = None
     """For a failed block: first and last line of the most similar region of the file."""
     closest_text: str | None = None
@@ -261,6 +266,11 @@ class EditResult:
     @property
     def new_preview(self) -> str:
         return _preview(self.block.new_lines)
+
+    @property
+    def already_applied(self) -> bool:
+        """The status is :attr:`EditStatus.ALREADY_APPLIED` (kept as a name of its own for callers of earlier versions)."""
+        return self.status is EditStatus.ALREADY_APPLIED
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (the CLI's ``--json`` rows)."""
@@ -324,7 +334,13 @@ class ApplyResult:
 
     @property
     def skipped(self) -> list[EditResult]:
+        """Blocks not tried (an earlier block of their file failed)."""
         return [r for r in self.results if r.status is EditStatus.SKIPPED]
+
+    @property
+    def already_applied(self) -> list[EditResult]:
+        """Blocks whose edit the files already held."""
+        return [r for r in self.results if r.status is EditStatus.ALREADY_APPLIED]
 
     @property
     def reply_problems(self) -> list[ParseWarning]:

@@ -4,9 +4,10 @@ A command whose output does not go to a terminal (an editor or an agent calling 
 prints plain lines: no table, no colour. :class:`PlainConsole` prints them without importing
 rich, so such a call does not pay for loading it. It reads the same console markup as rich
 (``[green]text[/]``, with ``\\[`` for a literal bracket) and drops the styles, as rich does
-when its output is not a terminal; and like rich it removes the control characters that
-move the cursor or ring the bell from what it prints. Unlike rich it keeps tabs (a printed
-diff still applies) and never turns ``:name:`` into an emoji.
+when its output is not a terminal. Control characters from a reply (an escape sequence in a
+file name, a shell command or a diff) are written out, never sent to the terminal; tabs are
+kept (a printed diff still applies), ``:name:`` never becomes an emoji, and characters the
+output's encoding lacks are written as escapes.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ _TAG = re.compile(r"(\\*)\[([a-z#/@][^[]*?)]")
 """A markup tag, with the backslashes before it (an odd number escapes the tag)."""
 
 _ESCAPABLE = re.compile(r"(\\*)(\[[a-z#/@][^[]*?])")
-_CONTROL = str.maketrans("", "", "\x07\x08\x0b\x0c\x0d")
-"""Bell, backspace, vertical tab, form feed and carriage return: dropped, as rich drops them."""
+_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+"""Control characters but tab and line feed: a reply's text could move the cursor, retitle the
+window or hide what follows with them."""
 
 
 class Out(Protocol):
@@ -43,12 +45,18 @@ class Out(Protocol):
     def rule(self, title: str = "") -> None: ...
 
 
+def visible(text: str) -> str:
+    """``text`` with its control characters (but tab and line feed) written out as ``\\x1b``."""
+    return _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}", text) if _UNSAFE.search(text) else text
+
+
 def escape(text: str) -> str:
-    """``text`` with every bracket that would read as a markup tag escaped (as ``rich.markup.escape``)."""
+    """``text`` shown as it is: every bracket that would read as a markup tag escaped (as
+    ``rich.markup.escape`` does) and its control characters written out (see :func:`visible`)."""
     text = _ESCAPABLE.sub(lambda m: m.group(1) * 2 + "\\" + m.group(2), text)
     if text.endswith("\\") and not text.endswith("\\\\"):
-        return text + "\\"
-    return text
+        text += "\\"
+    return visible(text)
 
 
 def render_markup(text: str) -> str:
@@ -92,7 +100,14 @@ class PlainConsole:
         text = " ".join(str(x) for x in objects)
         if markup is not False:
             text = render_markup(text)
-        self.file.write(text.translate(_CONTROL) + end)
+        out = visible(text) + end
+        file = self.file
+        try:
+            file.write(out)
+        except UnicodeEncodeError:
+            # An output that cannot show every character (a legacy code page): the others as escapes.
+            encoding = getattr(file, "encoding", None) or "ascii"
+            file.write(out.encode(encoding, "backslashreplace").decode(encoding))
 
     def rule(self, title: str = "") -> None:
         """A title line (a rule, in a terminal)."""

@@ -17,6 +17,7 @@ STATUS_STYLE = {
     EditStatus.APPLIED: "bold green",
     EditStatus.FAILED: "bold red",
     EditStatus.SKIPPED: "yellow",
+    EditStatus.ALREADY_APPLIED: "cyan",
 }
 
 
@@ -154,7 +155,9 @@ class RunDisplay:
             files = ", ".join(result.files_modified) or "none"
             console.print(
                 f"reply {event.round}: {len(result.applied)} applied, {len(result.failed)} failed, "
-                f"{len(result.skipped)} skipped; files {verb}: {escape(files)}",
+                f"{len(result.skipped)} skipped"
+                + (f", {len(result.already_applied)} already applied" if result.already_applied else "")
+                + f"; files {verb}: {escape(files)}",
                 highlight=False,
             )
         elif isinstance(event, ContinuationSent):

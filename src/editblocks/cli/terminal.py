@@ -8,7 +8,7 @@ import sys
 import click
 
 from editblocks.cli import COLOR_KEY
-from editblocks.cli.plain import Out, PlainConsole, escape
+from editblocks.cli.plain import Out, PlainConsole, escape, visible
 from editblocks.models import ApplyResult, EditResult, EditStatus, ParsedResponse, ParseWarning
 from editblocks.quoting import percent
 
@@ -16,6 +16,7 @@ _STATUS_STYLE = {
     EditStatus.APPLIED: "bold green",
     EditStatus.FAILED: "bold red",
     EditStatus.SKIPPED: "yellow",
+    EditStatus.ALREADY_APPLIED: "cyan",
 }
 
 
@@ -69,7 +70,7 @@ def block_line(index: int, result: EditResult) -> str:
 
 
 def describe(result: EditResult, applied: str = "applied") -> str:
-    """``applied (exact, line 12)``, ``failed: <reason>``, ``skipped: already applied``;
+    """``applied (exact, line 12)``, ``failed: <reason>``, ``already applied (line 12)``;
     ``applied`` is the word for an applied block (``ready`` while its reply is not written yet)."""
     if result.status is EditStatus.APPLIED:
         how = [result.strategy or ""]
@@ -82,6 +83,8 @@ def describe(result: EditResult, applied: str = "applied") -> str:
         if result.notes:
             text += "; " + "; ".join(result.notes)
         return text
+    if result.status is EditStatus.ALREADY_APPLIED:
+        return "already applied" + ("" if result.estimated_line is None else f" (line {result.estimated_line})")
     return f"{result.status.value}: {result.reason or 'no reason given'}"
 
 
@@ -112,9 +115,7 @@ def print_apply_result(console: Out, result: ApplyResult, *, show_diffs: bool = 
         how = r.strategy or ""
         if r.score is not None:
             how += f" {percent(r.score)}"
-        status = f"[{_STATUS_STYLE[r.status]}]{r.status.value}[/]"
-        if r.already_applied:
-            status += " (already applied)"
+        status = f"[{_STATUS_STYLE[r.status]}]{'already applied' if r.already_applied else r.status.value}[/]"
         table.add_row(
             str(i),
             escape(r.file_path),
@@ -151,7 +152,7 @@ def print_diff(console: Out, diff: str) -> None:
         return
     from rich.syntax import Syntax
 
-    console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default", word_wrap=True))
+    console.print(Syntax(visible(diff), "diff", theme="ansi_dark", background_color="default", word_wrap=True))
 
 
 def _plain(console: Out, text: str, style: str | None = None) -> None:
@@ -183,8 +184,9 @@ def print_summary(console: Out, result: ApplyResult) -> None:
     verb = "would change" if result.dry_run else "changed"
     files = ", ".join(result.files_modified) or "none"
     style = "green" if failed == 0 and skipped == 0 else "red"
+    already = f", {len(result.already_applied)} already applied" if result.already_applied else ""
     console.print(
-        f"[{style}]{applied} applied, {failed} failed, {skipped} skipped[/]; "
+        f"[{style}]{applied} applied, {failed} failed, {skipped} skipped{already}[/]; "
         f"files {verb}: {escape(files)}",
         highlight=False,
         soft_wrap=is_plain(console),

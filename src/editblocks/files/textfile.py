@@ -180,17 +180,23 @@ class TextFile:
         newline = self.newline
         parts: list[str] = []
         previous = ""
+        previous_new = False
         for i in range(len(new) - 1):
             line = new[i]
             j = source[i]
             ending = endings[j] if 0 <= j < count else newline
             if previous == "\r" and not line and ending[0] == "\n":
                 # A lone CR then an empty LF line would read back as one CRLF: the empty line
-                # would vanish. It ends with a CR instead.
-                ending = "\r"
+                # would vanish. A line the edit wrote ends with LF instead (when that cannot join
+                # a CR before it); otherwise the empty line ends with a CR.
+                if previous_new and parts[-2] and len(parts) >= 2:
+                    parts[-1] = "\n"
+                else:
+                    ending = "\r"
             parts.append(line)
             parts.append(ending)
             previous = ending
+            previous_new = not 0 <= j < count
         parts.append(new[-1])
         return "".join(parts)
 

@@ -250,6 +250,7 @@ class PatchParser(LineParser):
                 op.chunk_start,
                 f"line {n} inside the chunk for {op.path} is not a context (' '), removed ('-') or added ('+') line; "
                 "chunk ignored",
+                group=op.start,
             )
             op.old, op.new, op.blanks = [], [], []
             op.chunks += 1
@@ -370,8 +371,8 @@ class PatchParser(LineParser):
     def _emit(self, block: EditBlock) -> None:
         self._out.append(block)
 
-    def _warn(self, line: int, message: str) -> None:
-        self._out.append(ParseWarning(line, message, FORMAT))
+    def _warn(self, line: int, message: str, group: int = 0) -> None:
+        self._out.append(ParseWarning(line, message, FORMAT, group))
 
 
 class PatchFormat(EditFormat):

@@ -78,7 +78,7 @@ class BlockOutcome(BaseModel):
     """One block's result in a tool's structured result."""
 
     file_path: str
-    status: str = Field(description="applied, failed or skipped.")
+    status: str = Field(description="applied, failed, skipped (an earlier block of the file failed) or already_applied.")
     reason: str | None = Field(description="Why the block failed or was skipped.")
     strategy: str | None = Field(description="How the block was located: exact, tolerant, fuzzy, ...")
     estimated_line: int | None = Field(description="Line of the file where the block was (or was nearly) found.")
@@ -104,6 +104,7 @@ class ApplyCounts(BaseModel):
     applied: int
     failed: int
     skipped: int
+    already_applied: int
 
 
 class ApplyOutput(BaseModel):

@@ -254,6 +254,7 @@ def result_data(result: ApplyResult) -> dict[str, Any]:
         "applied": len(result.applied),
         "failed": len(result.failed),
         "skipped": len(result.skipped),
+        "already_applied": len(result.already_applied),
     }
     data["diffs"] = dict(result.diffs)
     data["feedback"] = result.feedback_message()

@@ -131,7 +131,7 @@ def _review_drift(
     """
     path = res.file_path
     state = states.get(path)
-    if res.status is EditStatus.SKIPPED or state is None:
+    if res.status in (EditStatus.SKIPPED, EditStatus.ALREADY_APPLIED) or state is None:
         return
     why = drift.drift(path, state.file if state.existed else None)
     if why is None:
@@ -176,6 +176,8 @@ def apply_parsed(parsed: ParsedResponse, workspace: Workspace, options: ApplyOpt
         dry_run=options.dry_run,
     )
     applier = BlockApplier(workspace, result, options, drift)
+    for warning in parsed.warnings:
+        applier.refuse_group(warning)
     for block in parsed.blocks:
         applier.add(block)
     return applier.write()
@@ -209,6 +211,8 @@ class BlockApplier:
         """Blocks that apply all or none (an apply_patch file operation's chunks), by group: the
         files before the group's first block, and the group's results so far."""
         self._failed_groups: set[int] = set()
+        self._refused: dict[int, str] = {}
+        """Why a group failed before any of its blocks came (a chunk the reader refused)."""
         self._paths: dict[str, tuple[str, Path]] = {}
         """Paths as blocks name them, resolved (the tree is not changed until the write)."""
 
@@ -219,7 +223,9 @@ class BlockApplier:
         group = block.group
         if group and group in self._failed_groups:
             res = EditResult(file_path=block.file_path, status=EditStatus.FAILED, block=block)
-            res.reason = f"another chunk of the same file operation (reply line {group}) failed; a file's chunks apply all or none"
+            res.reason = self._refused.get(group, f"another chunk of the same file operation (reply line {group}) failed")
+            res.reason += "; a file's chunks apply all or none"
+            self._failed_files.add(block.file_path)
             self.result.results.append(res)
             return res
         if group and group not in self._groups:
@@ -268,11 +274,38 @@ class BlockApplier:
         state = self._states.get(path)
         return state is not None and not state.final_newline
 
+    def refuse_group(self, warning: ParseWarning) -> None:
+        """The reply reader refused a chunk of a file operation (``warning.group``): none of that
+        operation's chunks apply. Its chunks applied so far are taken back at once, before any
+        later block meets the files they changed."""
+        group = warning.group
+        if group and group not in self._failed_groups:
+            why = f"a chunk of this file operation could not be read (reply line {warning.line}: {warning.message})"
+            if group in self._groups:
+                self._fail_group(group, why)
+            else:
+                self._failed_groups.add(group)
+                self._refused[group] = why
+
     def _fail_group(self, group: int, why: str) -> None:
-        """Take back every block of ``group`` (their files as before its first block) and fail them."""
+        """Take back every block of ``group`` (their files as before its first block) and fail
+        them, with every later block that changed one of those files (its change is undone by
+        putting the files back)."""
         before, members = self._groups[group]
         self._failed_groups.add(group)
+        results = self.result.results
+        first = results.index(members[0]) if members else len(results)
+        taken = [r for r in members]
         paths = {r.file_path for r in members} | {r.moved_to for r in members if r.moved_to}
+        later = [r for r in results[first:] if r not in members and (r.status is EditStatus.APPLIED or r.already_applied)]
+        grew = True
+        while grew:
+            grew = False
+            for r in later:
+                if r not in taken and ({r.file_path, r.moved_to} & paths):
+                    taken.append(r)
+                    paths |= {p for p in (r.file_path, r.moved_to) if p}
+                    grew = True
         for path in paths:
             if path in before:
                 state = self._states[path]
@@ -280,26 +313,20 @@ class BlockApplier:
             else:
                 self._states.pop(path, None)
             self._failed_files.add(path)
-        for r in members:
+        for r in taken:
             if r.status is EditStatus.APPLIED or r.already_applied:
                 for owned in (r.file_path, r.moved_to):
                     if owned and r in self._owners.get(owned, []):
                         self._owners[owned].remove(r)
-                r.status, r.already_applied, r.moved_to = EditStatus.FAILED, False, None
-                r.reason = f"not applied: {why}; a file's chunks apply all or none"
+                r.status, r.moved_to = EditStatus.FAILED, None
+                if r in members:
+                    r.reason = f"not applied: {why}; a file's chunks apply all or none"
+                else:
+                    r.reason = f"not applied: an earlier file operation on {r.file_path} was taken back ({why})"
 
     def write(self) -> ApplyResult:
         """Write every changed file (nothing in a dry run) and return the result."""
         result, workspace, owners = self.result, self.workspace, self._owners
-        # A chunk the reply reader refused: its file operation's other chunks are taken back too
-        # (the group whose first line is the last one before the refused chunk's).
-        starts = sorted(self._groups)
-        for w in result.reply_problems:
-            if w.format != "patch" or "chunk" not in w.message:
-                continue
-            group = max((g for g in starts if g <= w.line), default=0)
-            if group and group not in self._failed_groups:
-                self._fail_group(group, f"a chunk of this file operation could not be read (reply line {w.line}: {w.message})")
         changes: list[Change] = []
         for path, state in self._states.items():
             if state.deleted:
@@ -401,10 +428,12 @@ def _apply_block(
         aider = _aider_reading(block)
         if aider and block.is_create and not block.new_file and state.text.strip():
             _append(block, res, state, path)
+            if res.status is EditStatus.ALREADY_APPLIED:
+                return res
         elif block.is_create:
             if state.text.strip():
                 if state.text.rstrip("\n") == block.replace_text.rstrip("\n"):
-                    res.status, res.reason, res.already_applied = EditStatus.SKIPPED, ALREADY_APPLIED, True
+                    res.status, res.reason = EditStatus.ALREADY_APPLIED, ALREADY_APPLIED
                     res.strategy = "create"
                     return res
                 raise _Failure(f"file exists: {path}; {_how_to_change(block.format)}")
@@ -486,9 +515,8 @@ def _apply_block(
                 verdict = check_already_applied(state.text, search, replace)
                 if not verdict:
                     raise _Failure(f"the edit looks applied already, but {verdict.reason}; copy the current lines exactly into SEARCH", found.line)
-                res.status = EditStatus.SKIPPED
+                res.status = EditStatus.ALREADY_APPLIED
                 res.reason = ALREADY_APPLIED
-                res.already_applied = True
                 return res
             if found.already_applied:
                 # Moved with its edit already made: nothing to change in the text.
@@ -664,7 +692,7 @@ def _append(block: EditBlock, res: EditResult, state: _FileState, path: str) -> 
         verdict = check_already_applied(text, "", new)
         if not verdict:
             raise _Failure(f"the lines to append already end {path}, but {verdict.reason}")
-        res.status, res.reason, res.already_applied, res.strategy = EditStatus.SKIPPED, ALREADY_APPLIED, True, "append"
+        res.status, res.reason, res.strategy = EditStatus.ALREADY_APPLIED, ALREADY_APPLIED, "append"
         return
     have = {line.strip() for line in text.split("\n") if len(line.strip()) > 3}
     added = [line.strip() for line in new.split("\n") if len(line.strip()) > 3]
@@ -932,7 +960,7 @@ def _file_operation(
             state.deleted = False
             state.text = ""
         if state.text.strip() and state.text.rstrip("\n") == new.rstrip("\n"):
-            res.status, res.reason, res.already_applied, res.strategy = EditStatus.SKIPPED, ALREADY_APPLIED, True, "whole"
+            res.status, res.reason, res.strategy = EditStatus.ALREADY_APPLIED, ALREADY_APPLIED, "whole"
             return True
         if not new.strip() and state.text.strip():
             raise _Failure(f"the block for {path} is empty; it would empty the whole file. Write out the file's complete content")
@@ -1008,7 +1036,7 @@ def _merge_sketch(block: EditBlock, res: EditResult, path: str, state: _FileStat
     if merged.text == before:
         if not before.strip():
             raise _Failure(f"the sketch for {path} is empty. Write the lines of the file")
-        res.status, res.reason, res.already_applied = EditStatus.SKIPPED, ALREADY_APPLIED, True
+        res.status, res.reason = EditStatus.ALREADY_APPLIED, ALREADY_APPLIED
         return
     spans, delta = _sketch_spans(before, merged)
     verdict = check_sketch(before, merged.text, spans, path, definitions=merged.mode == "definition")

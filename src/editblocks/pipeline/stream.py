@@ -37,7 +37,7 @@ from editblocks.files.workspace import TooLargeError, Workspace
 from editblocks.models import ApplyResult, EditBlock, EditResult, EditStatus
 from editblocks.pipeline.placer import ApplyOptions, BlockApplier
 from editblocks.reading.reader import parse_response
-from editblocks.reading.stream import BlockCompleted, Event, StreamParser
+from editblocks.reading.stream import BlockCompleted, Event, ParseWarningEvent, StreamParser
 
 Chunk = str | bytes
 
@@ -155,8 +155,13 @@ class ApplyStream:
         return events
 
     def _apply(self, events: list[Event]) -> list[StreamEvent]:
-        if not any(e.__class__ is BlockCompleted for e in events):
+        if not any(e.__class__ is BlockCompleted or e.__class__ is ParseWarningEvent for e in events):
             return events  # type: ignore[return-value]
+        for event in events:
+            # A refused chunk's file operation applies none of its chunks: known before the
+            # blocks that come with it are applied.
+            if isinstance(event, ParseWarningEvent):
+                self._applier.refuse_group(event.warning)
         out: list[StreamEvent] = []
         for event in events:
             out.append(event)

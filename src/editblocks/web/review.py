@@ -599,6 +599,7 @@ class Review:
                     APPLIED: len(result.applied),
                     FAILED: len(result.failed),
                     SKIPPED: len(result.skipped),
+                    ALREADY_APPLIED: len(result.already_applied),
                 },
                 "warnings": [{"line": w.line, "message": w.message} for w in result.warnings],
             }
