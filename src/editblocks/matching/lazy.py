@@ -41,6 +41,7 @@ from difflib import SequenceMatcher
 from pathlib import PurePosixPath
 
 from editblocks.matching.strategies import is_elision
+from editblocks.models import SKETCH_PART_SHOWN, SketchPart
 
 __all__ = [
     "SketchMerge",
@@ -274,6 +275,9 @@ class SketchMerge:
     line: int = 1
     """The first changed line (1-based)."""
     notes: tuple[str, ...] = ()
+    parts: tuple[SketchPart, ...] = ()
+    """Where the sketch's runs were anchored and which lines its elisions kept (``merge``), or
+    which definitions its parts replaced (``definition``)."""
 
 
 @dataclass(frozen=True)
@@ -611,7 +615,8 @@ def _merge_elided(lines: list[str], sketch: list[str], marks: list[bool]) -> Ske
     # Build the file: the gaps keep the file's lines, each run's span is merged.
     out: list[str] = []
     spans: list[Span] = []
-    pos = 0
+    parts: list[SketchPart] = []
+    pos = sketch_pos = 0
     for i, run in enumerate(runs):
         gap = lines[pos : run.head]
         after_gap = lines[run.tail_end : runs[i + 1].head] if i + 1 < len(runs) else lines[run.tail_end :]
@@ -663,11 +668,36 @@ def _merge_elided(lines: list[str], sketch: list[str], marks: list[bool]) -> Ske
         out.extend(new)
         if new != region:
             spans.append(Span(run.head, run.tail_end, tuple(new), tuple(run.lines)))
-        pos = run.tail_end
+        parts.extend(_elision_part(sketch, marks, sketch_pos, run.first - 1, lines, pos, run.head))
+        parts.append(
+            SketchPart(
+                "run",
+                run.first,
+                run.first + len(run.lines) - 1,
+                run.head + 1,
+                run.tail_end,
+                new != region,
+                tuple(region),
+            )
+        )
+        pos, sketch_pos = run.tail_end, run.first - 1 + len(run.lines)
+    parts.extend(_elision_part(sketch, marks, sketch_pos, len(sketch), lines, pos, n))
     out.extend(lines[pos:])
     text = "".join(x + "\n" for x in out)
     first = spans[0].start + 1 if spans else 1
-    return SketchMerge(text, tuple(spans), "merge", first)
+    return SketchMerge(text, tuple(spans), "merge", first, parts=tuple(parts))
+
+
+def _elision_part(
+    sketch: list[str], marks: list[bool], lo: int, hi: int, lines: list[str], start: int, end: int
+) -> list[SketchPart]:
+    """The elision comments among sketch lines ``lo:hi`` as one part keeping file lines ``start:end``."""
+    marked = [i for i in range(lo, hi) if marks[i]]
+    if not marked:
+        return []
+    kept = lines[start:end]
+    shown = kept if len(kept) <= 2 * SKETCH_PART_SHOWN else kept[:SKETCH_PART_SHOWN] + kept[-SKETCH_PART_SHOWN:]
+    return [SketchPart("elision", marked[0] + 1, marked[-1] + 1, start + 1, end, False, tuple(shown))]
 
 
 def merge_sketch(file_text: str, sketch: str, path: str = "") -> SketchMerge | SketchRefusal:
@@ -833,6 +863,7 @@ def _replace_definitions(lines: list[str], sk: list[str], file_defs: list[_Def],
             raise _Refused(f"the sketch's definitions `{a.name}` and `{b.name}` overlap in the file; send one at a time", b.first + 1)
     out: list[str] = []
     spans: list[Span] = []
+    parts: list[SketchPart] = []
     pos = 0
     for d, w in targets:
         # Comments after the definition's last statement belong to it in the tree, not in the
@@ -846,11 +877,29 @@ def _replace_definitions(lines: list[str], sk: list[str], file_defs: list[_Def],
         out.extend(body)
         if body != lines[d.first : end + 1]:
             spans.append(Span(d.first, end + 1, tuple(body), tuple(sk[w.first : w.last + 1])))
+        parts.append(
+            SketchPart(
+                "run",
+                w.first + 1,
+                w.last + 1,
+                d.first + 1,
+                end + 1,
+                body != lines[d.first : end + 1],
+                tuple(lines[d.first : end + 1]),
+            )
+        )
         pos = end + 1
     out.extend(lines[pos:])
     first = spans[0].start + 1 if spans else 1
     names = ", ".join(f"`{w.name}`" for _, w in targets)
-    return SketchMerge("".join(x + "\n" for x in out), tuple(spans), "definition", first, (f"the sketch replaced the definition of {names}",))
+    return SketchMerge(
+        "".join(x + "\n" for x in out),
+        tuple(spans),
+        "definition",
+        first,
+        (f"the sketch replaced the definition of {names}",),
+        tuple(parts),
+    )
 
 
 def _indent(line: str) -> str:
