@@ -79,7 +79,7 @@ for _suffixes, _styles in (
     (".mdx", (HTML, JSX)),
     (".vue .svelte .astro", (HTML, SLASH, BLOCK, JSX)),
     (".sql", (DASH, BLOCK)),
-    (".lua", (LUA_BLOCK, DASH)),
+    (".lua", (DASH, LUA_BLOCK)),
     (".hs .elm .purs", (DASH, HS_BLOCK)),
     (".ada .adb .ads .vhd .vhdl", (DASH,)),
     (".ml .mli", (ML,)),
