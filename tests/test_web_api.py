@@ -29,6 +29,9 @@ from .helpers import sr, write_tree
 from .webdata import (
     CART,
     FIXED_README_BLOCK,
+    LAZY_PARTS,
+    LAZY_REPLY,
+    LAZY_SKETCH,
     README,
     REPLY,
     SCRIPT_REPLY,
@@ -210,6 +213,58 @@ def test_format_and_match_options_are_used(client: TestClient, project: Path) ->
     assert block["status"] == "failed"
     view = new_review(client, reply, format="edit-v3")
     assert view["blocks"] == [] and view["format"] == "edit-v3"
+
+
+def test_a_lazy_sketch_shows_its_runs_beside_the_files_lines(client: TestClient, project: Path) -> None:
+    before = (project / "shop/cart.py").read_text()
+    view = new_review(client, LAZY_REPLY, format="lazy")
+    [block] = view["blocks"]
+    assert block["status"] == "will_apply", block["reason"]
+    parts = [
+        (a["kind"], a["sketch_first"], a["sketch_last"], a["file_first"], a["file_last"]) for a in block["anchors"]
+    ]
+    assert parts == LAZY_PARTS
+    lines = before.split("\n")
+    sketch = LAZY_SKETCH.split("\n")
+    for a in block["anchors"]:
+        assert [r["n"] for r in a["sketch"]] == list(range(a["sketch_first"], a["sketch_last"] + 1))
+        assert [_text(r["h"]) for r in a["sketch"]] == sketch[a["sketch_first"] - 1 : a["sketch_last"]]
+        numbered = [(r["n"], _text(r["h"])) for r in a["file"] if r["t"] != "hunk"]
+        assert numbered == [(n, lines[n - 1]) for n, _ in numbered]
+        if a["kind"] == "run":
+            assert a["changed"] and [n for n, _ in numbered] == list(range(a["file_first"], a["file_last"] + 1))
+    # The first elision keeps 3 lines: all shown; a longer one shows its ends and how many are between.
+    assert [r["t"] for r in block["anchors"][0]["file"]] == ["ctx"] * 3
+    applied = client.post(f"/api/reviews/{view['id']}/apply", json={"all": True}).json()
+    [done] = applied["view"]["blocks"]
+    assert done["status"] == "applied"
+    assert [(a["kind"], a["file_first"], a["file_last"]) for a in done["anchors"]] == [
+        (k, f, last) for k, _, _, f, last in LAZY_PARTS
+    ]
+    assert "self.discount = 0.0" in (project / "shop/cart.py").read_text()
+
+
+def test_a_long_elision_shows_its_first_and_last_lines(client: TestClient, project: Path) -> None:
+    write_tree(project, {"long.py": "".join(f"x{i} = {i}\n" for i in range(1, 31))})
+    sketch = "# ... existing code ...\nx20 = 20\nx21 = 210\nx22 = 22\n# ... existing code ...\n"
+    [block] = new_review(client, f"long.py\n```python\n{sketch}```\n", format="lazy")["blocks"]
+    assert block["status"] == "will_apply", block["reason"]
+    first = block["anchors"][0]
+    assert (first["kind"], first["file_first"], first["file_last"]) == ("elision", 1, 19)
+    rows = first["file"]
+    assert [r["n"] for r in rows] == [1, 2, None, 18, 19]
+    assert "15 more lines kept" in rows[2]["h"]
+
+
+def _text(html: str) -> str:
+    return (
+        re.sub(r"<[^>]+>", "", html)
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", '"')
+        .replace("&#x27;", "'")
+        .replace("&amp;", "&")
+    )
 
 
 # -- escaping -------------------------------------------------------------------------------------

@@ -46,7 +46,18 @@ pytest.importorskip("starlette", reason="the review page needs the web extra: pi
 from editblocks.web.server import ReviewServer  # noqa: E402
 
 from .helpers import sr  # noqa: E402
-from .webdata import CART, FIXED_README_BLOCK, README, REPLY, SCRIPT_REPLY, TOTAL_BLOCK, make_project, tree  # noqa: E402
+from .webdata import (  # noqa: E402
+    CART,
+    FIXED_README_BLOCK,
+    LAZY_PARTS,
+    LAZY_REPLY,
+    README,
+    REPLY,
+    SCRIPT_REPLY,
+    TOTAL_BLOCK,
+    make_project,
+    tree,
+)
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -486,6 +497,40 @@ def test_a_tolerant_match_shows_the_search_text_beside_the_files_lines(page: obj
     page.click("#apply-all")  # type: ignore[attr-defined]
     wait_statuses(page, ["applied"])
     assert (project / "w.py").read_text() == "import os\n\n\ndef f():\n    a = 2\n    return a\n"
+
+
+def test_a_lazy_sketch_shows_its_runs_beside_the_files_lines(page: object, project: Path, shots: Path) -> None:
+    page.select_option("#format-select", "lazy")  # type: ignore[attr-defined]
+    paste_and_preview(page, LAZY_REPLY)
+    assert statuses(page) == ["will_apply"]
+    summary = page.inner_text("#block-0 details.anchors > summary")  # type: ignore[attr-defined]
+    assert "2 runs anchored, 3 elisions kept the file's lines" in summary
+    parts = page.eval_on_selector_all(  # type: ignore[attr-defined]
+        "#block-0 .anchor", "els => els.map(e => [e.dataset.kind, e.dataset.sketch, e.dataset.file])"
+    )
+    assert parts == [[k, f"{a}-{b}", f"{c}-{d}"] for k, a, b, c, d in LAZY_PARTS]
+    heads = page.eval_on_selector_all("#block-0 .anchor-file h4", "els => els.map(e => e.textContent)")  # type: ignore[attr-defined]
+    assert heads[1] == "Anchored to file lines 4\u20138, changed"
+    assert heads[0] == "Keeps file lines 1\u20133 as they are"
+    run = page.eval_on_selector_all(  # type: ignore[attr-defined]
+        "#block-0 .anchor-run >> nth=1 >> .anchor-file tr",
+        "els => els.map(e => [Number(e.dataset.n), e.querySelector('td.line').textContent])",
+    )
+    cart = CART.split("\n")
+    assert run == [[n, cart[n - 1]] for n in range(11, 19)]
+    sketch = page.eval_on_selector_all(
+        "#block-0 .anchor-run >> nth=1 >> .anchor-sketch td.line", "els => els.map(e => e.textContent)"
+    )  # type: ignore[attr-defined]
+    assert sketch[-4] == "        return round(total * (1 - self.discount), 2)"
+    snap(page, shots / "11-lazy-anchors.png")
+    page.click("#block-0 .anchor-run >> nth=1 >> .anchor-open")  # type: ignore[attr-defined]
+    page.wait_for_selector("#file-panel-body tr.target")  # type: ignore[attr-defined]
+    assert marked(page)[0] == "    def total(self):"
+    page.click("#file-panel-close")  # type: ignore[attr-defined]
+    page.click("#apply-all")  # type: ignore[attr-defined]
+    wait_statuses(page, ["applied"])
+    assert "self.discount = 0.0" in (project / "shop/cart.py").read_text()
+    assert page.eval_on_selector_all("#block-0 .anchor", "els => els.length") == len(LAZY_PARTS)  # type: ignore[attr-defined]
 
 
 def test_changed_words_are_marked_whole(page: object, project: Path) -> None:

@@ -214,6 +214,28 @@ class EditStatus(str, Enum):
         return self.value
 
 
+@dataclass(frozen=True)
+class SketchPart:
+    """One part of a merged lazy sketch and the file's lines it went to: a run of the sketch's
+    own lines and the lines it was anchored to (``kind`` ``run``), or elision comments and the
+    lines they kept as they are (``elision``). Lines are 1-based and inclusive, in the sketch and
+    in the file as the block met it; a part with no file lines has ``file_last == file_first - 1``."""
+
+    kind: str
+    sketch_first: int
+    sketch_last: int
+    file_first: int
+    file_last: int
+    changed: bool = False
+    """A run whose lines changed the file there."""
+    shown: tuple[str, ...] = ()
+    """The file's lines there: all of a run's, the first and last :data:`SKETCH_PART_SHOWN` of an elision's."""
+
+
+SKETCH_PART_SHOWN = 2
+"""An elision's part holds this many of its first and of its last kept lines."""
+
+
 @dataclass
 class EditResult:
     """What happened to one block, and why."""
@@ -249,6 +271,8 @@ class EditResult:
     matched_text: str | None = None
     """For a block located by a tolerant or fuzzy strategy: the file's whole lines it was matched
     to (from :attr:`estimated_line`), to show beside the block's SEARCH text."""
+    sketch_parts: list[SketchPart] = field(default_factory=list)
+    """For a merged lazy sketch: its runs and elisions and the file lines each went to, in order."""
 
     @property
     def reply_line(self) -> int:

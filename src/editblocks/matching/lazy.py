@@ -41,14 +41,28 @@ from difflib import SequenceMatcher
 from pathlib import PurePosixPath
 
 from editblocks.matching.strategies import is_elision
+from editblocks.models import SKETCH_PART_SHOWN, SketchPart
 
-__all__ = ["SketchMerge", "SketchRefusal", "Span", "comment_styles", "elision_lines", "is_sketch_elision", "merge_sketch"]
+__all__ = [
+    "SketchMerge",
+    "SketchRefusal",
+    "Span",
+    "comment_styles",
+    "elision_lines",
+    "is_sketch_elision",
+    "looks_like_elision",
+    "merge_sketch",
+    "sketch_elisions",
+]
 
 # -- elision lines ------------------------------------------------------------------------------
 
 HASH, SLASH, BLOCK, JSX, HTML, DASH, SEMI = ("#", ""), ("//", ""), ("/*", "*/"), ("{/*", "*/}"), ("<!--", "-->"), ("--", ""), (";", "")
+ML, HS_BLOCK, LUA_BLOCK, PERCENT = ("(*", "*)"), ("{-", "-}"), ("--[[", "]]"), ("%", "")
 _ALL_STYLES = (HASH, SLASH, BLOCK, JSX, HTML, DASH, SEMI)
 _C_LIKE = (SLASH, BLOCK)
+_ANY_STYLES = (*_ALL_STYLES, ML, HS_BLOCK, LUA_BLOCK, PERCENT, ("#|", "|#"), ("#=", "=#"), ("<#", "#>"), ("!", ""))
+"""Every comment delimiter an elision is read through once the grammar says the line is a comment."""
 
 _STYLES_BY_SUFFIX: dict[str, tuple[tuple[str, str], ...]] = {}
 for _suffixes, _styles in (
@@ -64,7 +78,13 @@ for _suffixes, _styles in (
     (".html .htm .xhtml .xml .svg .xsl .md .markdown .rst .adoc", (HTML,)),
     (".mdx", (HTML, JSX)),
     (".vue .svelte .astro", (HTML, SLASH, BLOCK, JSX)),
-    (".sql .lua .hs .elm .ada .adb .ads .vhd .vhdl", (DASH, BLOCK)),
+    (".sql", (DASH, BLOCK)),
+    (".lua", (DASH, LUA_BLOCK)),
+    (".hs .elm .purs", (DASH, HS_BLOCK)),
+    (".ada .adb .ads .vhd .vhdl", (DASH,)),
+    (".ml .mli", (ML,)),
+    (".fs .fsx .fsi", (SLASH, ML)),
+    (".erl .hrl .tex", (PERCENT,)),
     (".lisp .clj .cljs .cljc .edn .el .scm .rkt .asm .s", (SEMI,)),
 ):
     for _suffix in _suffixes.split():
@@ -123,10 +143,24 @@ def _comment_body(line: str, styles: tuple[tuple[str, str], ...]) -> str | None:
                 # A block comment left open on an elision line ("/* ... existing code ...") is rare; not one.
                 continue
             body = body.rstrip()[: -len(close)]
-        if open_ in ("#", "//", ";", "--"):
+        if open_ in ("#", "//", ";", "--", "%", "!"):
             body = body.lstrip(open_[0])
         return body.strip().strip("*").strip()
     return None
+
+
+def _says_elision(body: str) -> bool:
+    """Whether a comment's text stands for left-out lines: ``...`` alone, ``...`` and words like
+    "existing code", or only such words."""
+    if not body:
+        return False
+    m = re.match(rf"^{_ELLIPSIS}\s*", body)
+    if m:
+        rest = body[m.end() :]
+        rest = re.sub(rf"\s*{_ELLIPSIS}\s*$", "", rest).strip()
+        return not rest or bool(_PHRASE.match(rest) or _LOOSE_PHRASE.match(rest))
+    body = re.sub(rf"\s*{_ELLIPSIS}\s*$", "", body)
+    return bool(_PHRASE.match(body))
 
 
 def is_sketch_elision(line: str, path: str = "") -> bool:
@@ -143,17 +177,7 @@ def is_sketch_elision(line: str, path: str = "") -> bool:
     if not python and is_elision(line) and not s.startswith("#"):
         return True
     body = _comment_body(s, comment_styles(path))
-    if body is None:
-        return False
-    if not body:
-        return False
-    m = re.match(rf"^{_ELLIPSIS}\s*", body)
-    if m:
-        rest = body[m.end() :]
-        rest = re.sub(rf"\s*{_ELLIPSIS}\s*$", "", rest).strip()
-        return not rest or bool(_PHRASE.match(rest) or _LOOSE_PHRASE.match(rest))
-    body = re.sub(rf"\s*{_ELLIPSIS}\s*$", "", body)
-    return bool(_PHRASE.match(body))
+    return body is not None and _says_elision(body)
 
 
 _FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})")
@@ -161,22 +185,69 @@ _DOCUMENTS = (".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".org")
 
 
 def elision_lines(sketch_lines: list[str], file_lines: list[str], path: str = "") -> list[bool]:
-    """Which lines of a sketch are elisions: :func:`is_sketch_elision`, unless the file has that
-    very line (then it is content), or ``path`` is a document and the line is inside one of the
-    sketch's fenced code examples."""
-    have: set[str] | None = None
+    """Which lines of a sketch are elisions (see :func:`sketch_elisions`), unless the file has
+    that very line (then it is content)."""
+    marks, _ = sketch_elisions(sketch_lines, path)
+    return _unless_in_file(sketch_lines, marks, file_lines)
+
+
+def _unless_in_file(sketch_lines: list[str], marks: list[bool], file_lines: list[str]) -> list[bool]:
+    if not any(marks):
+        return list(marks)
+    have = {x.strip() for x in file_lines}
+    return [mark and line.strip() not in have for line, mark in zip(sketch_lines, marks)]
+
+
+def sketch_elisions(sketch_lines: list[str], path: str = "") -> tuple[list[bool], dict[int, str]]:
+    """Which lines of a sketch of ``path`` stand for left-out lines, and the lines whose reading
+    is not certain (index → what the grammar reads the line as instead).
+
+    A line is an elision when its text says so (:func:`is_sketch_elision`'s phrases) and it is a
+    comment: by the tree-sitter grammar of the file's language where the ``ast`` extra has one
+    (:mod:`editblocks.syntax.comments`), else by the file's comment delimiters
+    (:func:`comment_styles`); in a document, not inside a fenced code example. The grammar
+    decides where it reads the line: a comment the table does not know (``(* ... *)`` in OCaml)
+    is an elision; a line the table takes for one and the grammar reads as a string or code
+    (a docstring's line, ``/* ... */`` in Haskell) is uncertain. Where the sketch has a syntax
+    error near the line, or no grammar applies, the table decides."""
     document, fenced = path.lower().endswith(_DOCUMENTS), False
     marks: list[bool] = []
-    for line in sketch_lines:
+    asked: list[int] = []
+    for i, line in enumerate(sketch_lines):
         if document and _FENCE.match(line):
             fenced = not fenced
         mark = not fenced and is_sketch_elision(line, path)
-        if mark:
-            if have is None:
-                have = {x.strip() for x in file_lines}
-            mark = line.strip() not in have
         marks.append(mark)
-    return marks
+        if not document and not _BARE.match(line.strip()) and (mark or looks_like_elision(line)):
+            asked.append(i)
+    if not asked:
+        return marks, {}
+    from editblocks.syntax.comments import read_lines  # only sketches with comment lines need it
+
+    # Bare "..." lines the table reads as elisions are no code: blanked, so that they do not
+    # make the rest of the sketch a syntax error.
+    text = "\n".join(" " * len(x) if m and _BARE.match(x.strip()) else x for x, m in zip(sketch_lines, marks))
+    readings = read_lines(text, path, asked, tuple(o for o, _ in _ANY_STYLES))
+    if readings is None:
+        return marks, {}
+    uncertain: dict[int, str] = {}
+    for i in asked:
+        reading = readings.get(i)
+        if reading is None or reading.comment is None:
+            continue
+        if reading.comment:
+            marks[i] = marks[i] or looks_like_elision(sketch_lines[i])
+        elif marks[i]:
+            marks[i] = False
+            uncertain[i] = reading.what
+    return marks, uncertain
+
+
+def looks_like_elision(line: str) -> bool:
+    """Whether ``line`` would be an elision comment in some language's comment syntax (a bare
+    ``...`` line is not counted: in Python it is code)."""
+    body = _comment_body(line.strip(), _ANY_STYLES)
+    return body is not None and _says_elision(body)
 
 
 # -- results --------------------------------------------------------------------------------------
@@ -204,6 +275,9 @@ class SketchMerge:
     line: int = 1
     """The first changed line (1-based)."""
     notes: tuple[str, ...] = ()
+    parts: tuple[SketchPart, ...] = ()
+    """Where the sketch's runs were anchored and which lines its elisions kept (``merge``), or
+    which definitions its parts replaced (``definition``)."""
 
 
 @dataclass(frozen=True)
@@ -541,7 +615,8 @@ def _merge_elided(lines: list[str], sketch: list[str], marks: list[bool]) -> Ske
     # Build the file: the gaps keep the file's lines, each run's span is merged.
     out: list[str] = []
     spans: list[Span] = []
-    pos = 0
+    parts: list[SketchPart] = []
+    pos = sketch_pos = 0
     for i, run in enumerate(runs):
         gap = lines[pos : run.head]
         after_gap = lines[run.tail_end : runs[i + 1].head] if i + 1 < len(runs) else lines[run.tail_end :]
@@ -593,11 +668,36 @@ def _merge_elided(lines: list[str], sketch: list[str], marks: list[bool]) -> Ske
         out.extend(new)
         if new != region:
             spans.append(Span(run.head, run.tail_end, tuple(new), tuple(run.lines)))
-        pos = run.tail_end
+        parts.extend(_elision_part(sketch, marks, sketch_pos, run.first - 1, lines, pos, run.head))
+        parts.append(
+            SketchPart(
+                "run",
+                run.first,
+                run.first + len(run.lines) - 1,
+                run.head + 1,
+                run.tail_end,
+                new != region,
+                tuple(region),
+            )
+        )
+        pos, sketch_pos = run.tail_end, run.first - 1 + len(run.lines)
+    parts.extend(_elision_part(sketch, marks, sketch_pos, len(sketch), lines, pos, n))
     out.extend(lines[pos:])
     text = "".join(x + "\n" for x in out)
     first = spans[0].start + 1 if spans else 1
-    return SketchMerge(text, tuple(spans), "merge", first)
+    return SketchMerge(text, tuple(spans), "merge", first, parts=tuple(parts))
+
+
+def _elision_part(
+    sketch: list[str], marks: list[bool], lo: int, hi: int, lines: list[str], start: int, end: int
+) -> list[SketchPart]:
+    """The elision comments among sketch lines ``lo:hi`` as one part keeping file lines ``start:end``."""
+    marked = [i for i in range(lo, hi) if marks[i]]
+    if not marked:
+        return []
+    kept = lines[start:end]
+    shown = kept if len(kept) <= 2 * SKETCH_PART_SHOWN else kept[:SKETCH_PART_SHOWN] + kept[-SKETCH_PART_SHOWN:]
+    return [SketchPart("elision", marked[0] + 1, marked[-1] + 1, start + 1, end, False, tuple(shown))]
 
 
 def merge_sketch(file_text: str, sketch: str, path: str = "") -> SketchMerge | SketchRefusal:
@@ -606,8 +706,22 @@ def merge_sketch(file_text: str, sketch: str, path: str = "") -> SketchMerge | S
     sk = sketch.split("\n")
     if sk and sk[-1] == "":
         sk.pop()
-    marks = elision_lines(sk, lines, path)
-    loose = elision_lines(sk, [], path)
+    loose, uncertain = sketch_elisions(sk, path)
+    marks = _unless_in_file(sk, loose, lines)
+    if uncertain:
+        have = {x.strip() for x in lines}
+        for i, what in uncertain.items():
+            if sk[i].strip() in have:
+                continue  # the file's own line, and no comment by the grammar: content
+            from editblocks.syntax.comments import grammar_for
+
+            return SketchRefusal(
+                f"the sketch's line {i + 1}, {sk[i].strip()[:60]!r}, reads as an elision comment, but the "
+                f"{grammar_for(path)} grammar reads it as {what} there, not as a comment: whether it stands for "
+                "left-out lines is not certain. Put each elision comment on a line of its own, outside strings, in the "
+                "file's comment syntax, or write the lines out",
+                i + 1,
+            )
     first = _read(lines, sk, marks, path)
     if loose == marks:
         return first
@@ -749,6 +863,7 @@ def _replace_definitions(lines: list[str], sk: list[str], file_defs: list[_Def],
             raise _Refused(f"the sketch's definitions `{a.name}` and `{b.name}` overlap in the file; send one at a time", b.first + 1)
     out: list[str] = []
     spans: list[Span] = []
+    parts: list[SketchPart] = []
     pos = 0
     for d, w in targets:
         # Comments after the definition's last statement belong to it in the tree, not in the
@@ -762,11 +877,29 @@ def _replace_definitions(lines: list[str], sk: list[str], file_defs: list[_Def],
         out.extend(body)
         if body != lines[d.first : end + 1]:
             spans.append(Span(d.first, end + 1, tuple(body), tuple(sk[w.first : w.last + 1])))
+        parts.append(
+            SketchPart(
+                "run",
+                w.first + 1,
+                w.last + 1,
+                d.first + 1,
+                end + 1,
+                body != lines[d.first : end + 1],
+                tuple(lines[d.first : end + 1]),
+            )
+        )
         pos = end + 1
     out.extend(lines[pos:])
     first = spans[0].start + 1 if spans else 1
     names = ", ".join(f"`{w.name}`" for _, w in targets)
-    return SketchMerge("".join(x + "\n" for x in out), tuple(spans), "definition", first, (f"the sketch replaced the definition of {names}",))
+    return SketchMerge(
+        "".join(x + "\n" for x in out),
+        tuple(spans),
+        "definition",
+        first,
+        (f"the sketch replaced the definition of {names}",),
+        tuple(parts),
+    )
 
 
 def _indent(line: str) -> str:

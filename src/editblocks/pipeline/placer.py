@@ -1064,6 +1064,7 @@ def _merge_sketch(block: EditBlock, res: EditResult, path: str, state: _FileStat
     else:
         _record(res, before, 0, len(before), merged.text)
     state.text = merged.text
+    res.sketch_parts = list(merged.parts)
     res.status = EditStatus.APPLIED
 
 

@@ -468,7 +468,33 @@ def check_sketch(
         at_before, at_after = end, new_end
     if before[at_before:] != after[at_after:]:
         return _fail("the merge changed lines outside the places the sketch's parts were anchored to")
+    verdict = _no_elision_written(before, after, spans, path)
+    if not verdict:
+        return verdict
     return check_markers(before, before, after, path)
+
+
+def _no_elision_written(before: str, after: str, spans: list[tuple[int, int, int, int, str]], path: str) -> Verdict:
+    """No line a sketch's part wrote reads as an elision comment in any language's comment syntax
+    (``(* ... *)``, ``{- ... -}``, ``% ...`` as well as the file's own), unless the file already
+    has that line: an elision the merge did not recognise would land in the file as text."""
+    if is_document(path):
+        return _OK  # a document's fenced examples hold such lines as content
+    from editblocks.matching.lazy import looks_like_elision  # only sketches need it
+
+    have: set[str] | None = None
+    for _, _, new_start, new_end, _ in spans:
+        for line in after[new_start:new_end].split("\n"):
+            if not looks_like_elision(line):
+                continue
+            if have is None:
+                have = {x.strip() for x in before.split("\n")}
+            if line.strip() not in have:
+                return _fail(
+                    f"the merge would write the line {quote(line.strip(), 60)} into {path or 'the file'}, which reads as an "
+                    "elision comment; write elision comments in the file's comment syntax, or write the lines out"
+                )
+    return _OK
 
 
 _DEFINITION_START = re.compile(

@@ -63,12 +63,18 @@ def available() -> bool:
 
 
 def _parser(language: str) -> Any:
-    parser = _parsers.get(language)
-    if parser is not None:
-        return parser
     spec = SPECS.get(language)
     if spec is None:
         raise SyntaxUnavailable(f"no syntax support for {language}")
+    return grammar_parser(spec.grammar)
+
+
+def grammar_parser(grammar: str) -> Any:
+    """A tree-sitter parser for the grammar pack's ``grammar`` (cached); raises
+    :class:`SyntaxUnavailable` without the ``ast`` extra or when the grammar cannot be loaded."""
+    parser = _parsers.get(grammar)
+    if parser is not None:
+        return parser
     problem = missing()
     if problem:
         raise SyntaxUnavailable(problem)
@@ -84,7 +90,7 @@ def _parser(language: str) -> Any:
         # Releases from 1.0 on fetch grammars from the network on first use; only use a
         # grammar that is already there.
         try:
-            ready = spec.grammar in set(pack.downloaded_languages())  # type: ignore[attr-defined]
+            ready = grammar in set(pack.downloaded_languages())  # type: ignore[attr-defined]
         except Exception:
             ready = False
         if not ready:
@@ -93,10 +99,10 @@ def _parser(language: str) -> Any:
                 f"'tree-sitter-language-pack<1', whose wheels hold them ({INSTALL_HINT})"
             )
     try:
-        parser = pack.get_parser(spec.grammar)  # type: ignore[arg-type]
+        parser = pack.get_parser(grammar)  # type: ignore[arg-type]
     except Exception as exc:  # a grammar the pack cannot load
-        raise SyntaxUnavailable(f"the {language} grammar could not be loaded: {exc}") from None
-    _parsers[language] = parser
+        raise SyntaxUnavailable(f"the {grammar} grammar could not be loaded: {exc}") from None
+    _parsers[grammar] = parser
     return parser
 
 

@@ -12,6 +12,7 @@ import hashlib
 import secrets
 import threading
 from dataclasses import dataclass, field
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -404,6 +405,7 @@ class Review:
         places: list[dict[str, Any]] = []
         if status == FAILED and _ambiguous(res):
             places = self._places(res)
+        anchors = _anchors(block, res) if status in (WILL_APPLY, APPLIED) else []
         reason = res.reason
         if status == ALREADY_APPLIED:
             reason = "the file already contains this change"
@@ -425,6 +427,7 @@ class Review:
             "candidates": list(res.candidates),
             "places": places,
             "matched": matched,
+            "anchors": anchors,
             "place_length": _line_count(block.search_text),
             "new_length": _line_count(block.replace_text),
             "notes": list(res.notes),
@@ -689,6 +692,51 @@ def _status(res: EditResult) -> str:
 def _whole_lines(text: str) -> str:
     """``text`` ending with a line ending, as the placer holds a file's text."""
     return text if not text or text.endswith("\n") else text + "\n"
+
+
+def _anchors(block: EditBlock, res: EditResult) -> list[dict[str, Any]]:
+    """A merged lazy sketch's parts for the page: each run of the sketch's lines beside the file
+    lines it was anchored to, each elision beside the file lines it kept (the first and last few)."""
+    if not res.sketch_parts:
+        return []
+    sketch = block.replace_text.split("\n")
+    path = res.file_path
+    out = []
+    for part in res.sketch_parts:
+        count = part.file_last - part.file_first + 1
+        file_rows = []
+        if part.kind == "elision" and count > len(part.shown):
+            half = len(part.shown) // 2
+            file_rows = text_rows(_joined(part.shown[:half]), path, part.file_first)
+            gap = count - len(part.shown)
+            file_rows.append(
+                {
+                    "t": "hunk",
+                    "o": None,
+                    "n": None,
+                    "h": escape(f"\u22ef {gap} more line{'s' if gap != 1 else ''} kept \u22ef"),
+                }
+            )
+            file_rows += text_rows(_joined(part.shown[half:]), path, part.file_last - (len(part.shown) - half) + 1)
+        elif part.shown:
+            file_rows = text_rows(_joined(part.shown), path, part.file_first)
+        out.append(
+            {
+                "kind": part.kind,
+                "sketch_first": part.sketch_first,
+                "sketch_last": part.sketch_last,
+                "file_first": part.file_first,
+                "file_last": part.file_last,
+                "changed": part.changed,
+                "sketch": text_rows(_joined(sketch[part.sketch_first - 1 : part.sketch_last]), path, part.sketch_first),
+                "file": file_rows,
+            }
+        )
+    return out
+
+
+def _joined(lines: list[str] | tuple[str, ...]) -> str:
+    return "".join(x + "\n" for x in lines)
 
 
 def _span_rows(text: str, start: int, end: int, replacement: str, path: str, context: int = 3) -> list[dict[str, Any]]:

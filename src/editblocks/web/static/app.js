@@ -528,6 +528,7 @@ function renderBlock(b, view) {
   }
   if (b.places && b.places.length) card.append(renderPlaces(b));
   if (b.matched) card.append(renderMatched(b));
+  if (b.anchors && b.anchors.length) card.append(renderAnchors(b));
   if (b.status === "failed" && b.closest.length) {
     card.append(el("div", { class: "similar", text: `Similar code found at line ${b.closest_region[0]}:` }), codeTable(b.closest));
   }
@@ -622,6 +623,42 @@ function renderMatched(b) {
         el("h4", { text: "The reply's SEARCH text" }), codeTable(b.matched.search, { numbers: false })),
       el("div", { class: "matched-side matched-file" },
         el("h4", { text: `The file's ${where}` }), codeTable(b.matched.file))));
+}
+
+// A lazy sketch: each run of its lines beside the file's lines it was anchored to, and each
+// elision beside the file's lines it kept.
+function lineRange(first, last) {
+  if (last < first) return "no lines";
+  return first === last ? `line ${first}` : `lines ${first}\u2013${last}`;
+}
+
+function renderAnchors(b) {
+  const runs = b.anchors.filter((a) => a.kind === "run").length;
+  const elisions = b.anchors.length - runs;
+  const grid = el("div", { class: "anchor-grid" });
+  for (const a of b.anchors) {
+    const sketchHead = a.kind === "run" ? `Sketch ${lineRange(a.sketch_first, a.sketch_last)}` : `Sketch ${lineRange(a.sketch_first, a.sketch_last)}: elision`;
+    let fileHead;
+    if (a.kind === "run") fileHead = `Anchored to file ${lineRange(a.file_first, a.file_last)}${a.changed ? ", changed" : ", unchanged"}`;
+    else fileHead = a.file_last < a.file_first ? "Keeps no lines of the file" : `Keeps file ${lineRange(a.file_first, a.file_last)} as they are`;
+    grid.append(el("div", {
+      class: `anchor anchor-${a.kind}`,
+      dataset: { kind: a.kind, sketch: `${a.sketch_first}-${a.sketch_last}`, file: `${a.file_first}-${a.file_last}` },
+    },
+      el("div", { class: "anchor-side anchor-sketch" }, el("h4", { text: sketchHead }), codeTable(a.sketch)),
+      el("div", { class: "anchor-side anchor-file" },
+        el("h4", {},
+          el("button", {
+            type: "button", class: "path-link anchor-open", title: "Show these lines in the file",
+            disabled: a.file_last < a.file_first,
+            onclick: () => openFile(b.file_path, [a.file_first, Math.max(a.file_first, a.file_last), "o"], { block: b.index }),
+          }, fileHead)),
+        a.file.length ? codeTable(a.file) : null)));
+  }
+  const what = `${runs} run${runs === 1 ? "" : "s"} anchored` + (elisions ? `, ${elisions} elision${elisions === 1 ? "" : "s"} kept the file's lines` : "");
+  return el("details", { class: "anchors", open: true },
+    el("summary", { text: `Where the sketch's parts went: ${what}` }),
+    grid);
 }
 
 async function choosePlace(b, place) {
