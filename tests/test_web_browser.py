@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -354,8 +355,14 @@ def test_open_and_drop_a_reply_file(page: object, tmp_path: Path) -> None:
 def copied_feedback(page: object, selector: str) -> str:
     page.evaluate("navigator.clipboard.writeText('')")  # type: ignore[attr-defined]
     page.click(selector)  # type: ignore[attr-defined]
-    page.wait_for_function("async () => (await navigator.clipboard.readText()) !== ''")  # type: ignore[attr-defined]
-    return page.evaluate("navigator.clipboard.readText()")  # type: ignore[attr-defined]
+    # The text a read saw is the one returned: a second read could race with a later write.
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        text = page.evaluate("navigator.clipboard.readText()")  # type: ignore[attr-defined]
+        if text:
+            return str(text)
+        time.sleep(0.05)
+    raise AssertionError("nothing was copied")
 
 
 def test_copied_feedback_describes_the_files_as_they_are_when_copied(page: object, project: Path) -> None:
