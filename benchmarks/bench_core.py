@@ -359,8 +359,8 @@ def bench_reapply(
         seconds.append(time.process_time() - c0)
     assert result is not None
     first, t = statistics.median(firsts), statistics.median(seconds)
-    statuses = [r.status.value + (" (already applied)" if getattr(r, "already_applied", False) else "") for r in result.results]
-    if len(statuses) != count or any(st != "skipped (already applied)" for st in statuses):
+    statuses = [r.status.value for r in result.results]
+    if len(statuses) != count or any(st != "already_applied" for st in statuses):
         errors.append(f"re-apply: expected {count} blocks reported already applied, got {sorted(set(statuses))}")
     if result.files_modified:
         errors.append(f"re-apply: a reply applied twice changed {result.files_modified}")

@@ -1605,7 +1605,7 @@ def write_scenario(case: Case, folder: Path, *, second_run: bool = False) -> Pat
         if case.truncated:
             expected["warnings_contain"] = ["truncated"]
         if second_run:
-            expected["results"] = [{"status": "skipped", "reason_contains": "already applied"}]
+            expected["results"] = [{"status": "already_applied", "reason_contains": "already applied"}]
     if expected:
         (folder / "expected-results.json").write_text(json.dumps(expected, indent=2) + "\n", encoding="utf-8")
     return folder
