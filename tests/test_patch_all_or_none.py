@@ -117,3 +117,25 @@ def test_a_refused_chunk_fails_its_own_operation_not_an_earlier_one(tmp_path: Pa
     assert [(r.file_path, r.status) for r in result.results] == [("f.txt", EditStatus.APPLIED)]
     assert (tmp_path / "f.txt").read_text() == "A\nb\n" and (tmp_path / "other.txt").read_text() == "one\ntwo\n"
     assert any("other.txt" in w.message for w in result.warnings) and not result.ok
+
+
+def test_taking_back_an_operation_also_takes_back_later_blocks_on_its_files(tmp_path: Path) -> None:
+    # Defence in depth: should a refusal come after a later block changed the same file, putting
+    # the file back undoes that block too, and it is reported failed, never applied.
+    from editblocks.files.workspace import Workspace
+    from editblocks.models import ApplyResult, EditBlock, ParseWarning
+    from editblocks.pipeline.placer import ApplyOptions, BlockApplier
+
+    (tmp_path / "f.txt").write_text(FILE)
+    (tmp_path / "h.txt").write_text("h\n")
+    applier = BlockApplier(Workspace(tmp_path), ApplyResult(), ApplyOptions(continue_after_failure=True))
+    chunk = applier.add(EditBlock("f.txt", "a\n", "A\n", format="patch", group=2))
+    later = applier.add(EditBlock("f.txt", "z\n", "Z\n", format="patch", group=9))
+    other = applier.add(EditBlock("h.txt", "h\n", "H\n", format="patch", group=12))
+    assert [chunk.status, later.status, other.status] == [EditStatus.APPLIED] * 3
+    applier.refuse_group(ParseWarning(5, "chunk ignored", "patch", group=2))
+    result = applier.write()
+    assert [chunk.status, later.status, other.status] == [EditStatus.FAILED, EditStatus.FAILED, EditStatus.APPLIED]
+    assert "taken back" in (later.reason or "")
+    assert (tmp_path / "f.txt").read_text() == FILE and (tmp_path / "h.txt").read_text() == "H\n"
+    assert result.files_modified == ["h.txt"]

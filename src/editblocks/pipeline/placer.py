@@ -294,15 +294,16 @@ class BlockApplier:
         before, members = self._groups[group]
         self._failed_groups.add(group)
         results = self.result.results
-        first = results.index(members[0]) if members else len(results)
-        taken = [r for r in members]
+        own = {id(r) for r in members}
+        first = next((i for i, r in enumerate(results) if id(r) in own), len(results))
+        taken = list(members)
         paths = {r.file_path for r in members} | {r.moved_to for r in members if r.moved_to}
-        later = [r for r in results[first:] if r not in members and (r.status is EditStatus.APPLIED or r.already_applied)]
+        later = [r for r in results[first:] if id(r) not in own and (r.status is EditStatus.APPLIED or r.already_applied)]
         grew = True
         while grew:
             grew = False
             for r in later:
-                if r not in taken and ({r.file_path, r.moved_to} & paths):
+                if all(r is not t for t in taken) and ({r.file_path, r.moved_to} & paths):
                     taken.append(r)
                     paths |= {p for p in (r.file_path, r.moved_to) if p}
                     grew = True
@@ -319,7 +320,7 @@ class BlockApplier:
                     if owned and r in self._owners.get(owned, []):
                         self._owners[owned].remove(r)
                 r.status, r.moved_to = EditStatus.FAILED, None
-                if r in members:
+                if id(r) in own:
                     r.reason = f"not applied: {why}; a file's chunks apply all or none"
                 else:
                     r.reason = f"not applied: an earlier file operation on {r.file_path} was taken back ({why})"
