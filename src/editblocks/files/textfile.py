@@ -189,7 +189,7 @@ class TextFile:
                 # A lone CR then an empty LF line would read back as one CRLF: the empty line
                 # would vanish. A line the edit wrote ends with LF instead (when that cannot join
                 # a CR before it); otherwise the empty line ends with a CR.
-                if previous_new and parts[-2] and len(parts) >= 2:
+                if previous_new and parts[-2]:
                     parts[-1] = "\n"
                 else:
                     ending = "\r"
