@@ -88,14 +88,13 @@ def test_kill_9_during_an_atomic_apply_leaves_all_old_or_all_new(tmp_path: Path)
 def _interrupted(root: Path, renamed: list[str]) -> None:
     """The state a crash leaves mid-way through an all-or-nothing apply of a.py and b.py: the
     journal's intent record, the files in ``renamed`` already new, the others' temporary files."""
-    from editblocks.files.journal import Journal, JournalFile, sha256
-    from editblocks.files.lock import RootLock
+    from editblocks.files.journal import Journal, JournalFile, root_lock, sha256
     from editblocks.files.workspace import Workspace
 
     (root / "a.py").write_text("a = 1\n")
     (root / "b.py").write_text("b = 1\n")
     workspace = Workspace(root)
-    with RootLock(workspace.root):
+    with root_lock(workspace.root):
         Journal(workspace.root).begin(
             [(JournalFile(p, sha256(f"{p[0]} = 1\n".encode()), sha256(f"{p[0]} = 2\n".encode()), 0o644), f"{p[0]} = 1\n".encode()) for p in ("a.py", "b.py")],
             atomic=True,

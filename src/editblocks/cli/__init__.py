@@ -15,12 +15,18 @@ import click
 from click.core import ParameterSource
 
 from editblocks import __version__
+from editblocks.cli.common import (
+    COLOR_KEY,
+    finish_apply,
+    git_top_root,
+    no_blocks_message,
+    reply_label,
+)
 from editblocks.errors import UsageError, WorkspaceError
 from editblocks.formats import FORMATS
 
 if TYPE_CHECKING:
     from editblocks.cli.plain import Out
-    from editblocks.models import ApplyResult
 
 # Each command imports what it needs when it runs: --help and a one-block apply load little.
 
@@ -58,7 +64,6 @@ def make_console(*, stderr: bool = False) -> Out:
     return make_console(stderr=stderr)
 
 
-COLOR_KEY = "editblocks.color"
 
 
 def _set_color(ctx: click.Context, param: click.Parameter, value: bool | None) -> None:
@@ -144,77 +149,6 @@ _no_token_option = click.option(
     is_flag=True,
     help="Serve the review page without its secret token: any program or user on this machine can then write through it.",
 )
-
-
-def no_blocks_message(text: str, fmt: str | None) -> str:
-    """"no edit blocks found", and when the reply reads as whole files, how to apply them."""
-    if fmt is None:
-        from editblocks.reading.reader import parse_response
-
-        whole = parse_response(text, "whole").blocks
-        if whole:
-            paths = list(dict.fromkeys(b.file_path for b in whole))
-            listed = ", ".join(paths[:5]) + (", ..." if len(paths) > 5 else "")
-            return (
-                f"no edit blocks found in the reply; it looks like whole files ({listed}): "
-                "to write them, apply it with --format whole"
-            )
-    return "no edit blocks found in the reply"
-
-
-def reply_label(reply: str, text: str) -> str:
-    """Which reply, for the undo list and commit messages: its file name, or its first line."""
-    if reply != "-":
-        return Path(reply).name
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "standard input")
-    return first if len(first) <= 60 else first[:60] + "…"
-
-
-def commit_message(result: ApplyResult, label: str) -> str:
-    """The message of ``apply --commit`` without one: the reply and files, then every block."""
-    files = ", ".join(result.files_modified[:5]) + (", ..." if len(result.files_modified) > 5 else "")
-    lines = [f"Apply edit blocks from {label} to {files}", ""]
-    for i, r in enumerate(result.results, start=1):
-        how = ", ".join(x for x in (r.strategy, None if r.estimated_line is None else f"line {r.estimated_line}") if x)
-        lines.append(f"- block {i} {r.file_path} (reply line {r.reply_line}): {r.status.value}" + (f" ({how})" if how else ""))
-    return "\n".join(lines) + "\n"
-
-
-def finish_apply(root: str, result: ApplyResult, label: str, commit: str | None) -> str | None:
-    """After an apply that wrote files: note which reply it was in the undo journal, and with
-    ``commit`` (``--commit``; "" for the default message) commit exactly the files it wrote.
-    Returns an error message when the commit failed."""
-    if result.dry_run or not result.files_modified:
-        return None
-    from editblocks.files.journal import Journal
-    from editblocks.files.workspace import Workspace
-
-    workspace = Workspace(root)
-    book = Journal(workspace.root)
-    entry = book.entry_for(result.files_modified)
-    if commit is None:
-        if entry is not None:
-            book.annotate(entry, reply=label)
-        return None
-    index = entry.git_index if entry is not None and entry.git_index else workspace.git_index(result.files_modified)
-    sha, error = workspace.git_commit(result.files_modified, commit or commit_message(result, label))
-    if entry is not None:
-        if sha is not None and index is not None:
-            entry.git_index = index
-        book.annotate(entry, reply=label, git_commit=sha)
-    return None if error is None else f"git commit: {error}"
-
-
-def git_top_root(paths: list[str], cwd: Path | None = None) -> Path | None:
-    """The top level of the git repository around ``cwd`` (default: the current folder) when
-    ``cwd`` is a subfolder of it and the reply's ``paths`` name files there and none under ``cwd``."""
-    here = (cwd or Path.cwd()).resolve()
-    top = next((p for p in [here, *here.parents] if (p / ".git").exists()), None)
-    if top is None or top == here or not paths:
-        return None
-    if any((here / p).exists() for p in paths):
-        return None
-    return top if any((top / p).exists() for p in paths) else None
 
 
 def check_match_level(level: str | None) -> None:

@@ -101,7 +101,7 @@ def apply_stdin(
     except KeyboardInterrupt:
         make_console(stderr=True).print("stopped (Ctrl-C) before the reply ended: nothing was written", markup=False)
         return EXIT_INTERRUPTED
-    from editblocks.cli import finish_apply, reply_label
+    from editblocks.cli.common import finish_apply, reply_label
 
     text = b"".join(received[:4])[:4096].decode("utf-8", "replace")
     commit_error = finish_apply(root, result, reply_label("-", text), commit)
@@ -140,7 +140,7 @@ def _no_blocks(stream: ApplyStream, as_json: bool, data: bytes, fmt: str | None)
         )
     err = make_console(stderr=True)
     print_warnings(err, parsed.warnings)
-    from editblocks.cli import no_blocks_message
+    from editblocks.cli.common import no_blocks_message
     from editblocks.reading.stream import decode_reply
 
     raise _usage_error(no_blocks_message(decode_reply(data), fmt))

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from editblocks.cli import COLOR_KEY
+from editblocks.cli.common import COLOR_KEY
 from editblocks.cli.plain import Out, PlainConsole, escape, visible
 from editblocks.models import ApplyResult, EditResult, EditStatus, ParsedResponse, ParseWarning
 from editblocks.quoting import percent

@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from editblocks.files.lock import DEFAULT_LOCK_TIMEOUT, RootLock, state_dir
+from editblocks.files.lock import DEFAULT_LOCK_TIMEOUT, RootLock, add_note, state_dir
 from editblocks.files.workspace import (
     ABSENT,
     FileMissingError,
@@ -373,6 +373,23 @@ def recover(workspace: Workspace) -> Recovery | None:
     return result
 
 
+def root_lock(root: str | os.PathLike[str], *, timeout: float = DEFAULT_LOCK_TIMEOUT) -> RootLock:
+    """The root's lock for an apply or an undo: once taken, it finishes an apply a crash
+    interrupted (see :func:`recover`), and notes what it did for the command to report."""
+    return RootLock(root, timeout=timeout, on_acquire=_finish_interrupted)
+
+
+def _finish_interrupted(lock: RootLock) -> None:
+    try:
+        recovery = recover(Workspace(lock.root))
+    except (OSError, WorkspaceError) as exc:
+        add_note(lock.root, f"could not check the undo journal for an interrupted apply: {exc}")
+        return
+    if recovery is not None:
+        lock.recoveries.append(recovery)
+        add_note(lock.root, recovery.message)
+
+
 def history(root: str | os.PathLike[str] = ".", *, existing: bool = False) -> list[JournalEntry]:
     """The recorded applies under ``root``, newest first; with ``existing``, without the applies
     whose files are all gone (every file it wrote has since been deleted: nothing to undo)."""
@@ -391,7 +408,7 @@ def undo(root: str | os.PathLike[str] = ".", *, lock_timeout: float = DEFAULT_LO
     files changed since that apply wrote it.
     """
     workspace = Workspace(root)
-    with RootLock(workspace.root, timeout=lock_timeout) as lock:
+    with root_lock(workspace.root, timeout=lock_timeout) as lock:
         journal = Journal(workspace.root)
         for recovery in lock.recoveries:
             if recovery.rolled_back and recovery.entry.state == UNDONE:

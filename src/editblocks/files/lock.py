@@ -14,6 +14,7 @@ import os
 import stat
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -37,7 +38,7 @@ _NOTES: dict[str, list[str]] = {}
 _NOTES_LOCK = threading.Lock()
 
 
-def _add_note(root: Path, note: str) -> None:
+def add_note(root: Path, note: str) -> None:
     with _NOTES_LOCK:
         _NOTES.setdefault(str(root), []).append(note)
 
@@ -87,19 +88,27 @@ class RootLock:
     """An exclusive lock on the root folder (or ``root/.editblocks/lock``), held as a context manager.
 
     Waits up to ``timeout`` seconds for another process to release it, then raises
-    :class:`LockTimeoutError`.
+    :class:`LockTimeoutError`. ``on_acquire`` runs once the lock is held: the journal's lock
+    (:func:`editblocks.files.journal.root_lock`) finishes there an apply a crash interrupted.
     """
 
-    def __init__(self, root: str | os.PathLike[str], *, timeout: float = DEFAULT_LOCK_TIMEOUT) -> None:
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        timeout: float = DEFAULT_LOCK_TIMEOUT,
+        on_acquire: Callable[[RootLock], None] | None = None,
+    ) -> None:
         self.root = Path(root).resolve()
         self.timeout = timeout
         self._fd: int | None = None
         self._ancestors: list[int] = []
+        self._on_acquire = on_acquire
         self.recoveries: list[Recovery] = []
         """What taking the lock found and did about an interrupted apply (see :func:`editblocks.files.journal.recover`)."""
 
     def acquire(self) -> None:
-        """Take the lock (waiting up to the timeout), then finish an apply a crash interrupted."""
+        """Take the lock (waiting up to the timeout), then run ``on_acquire``."""
         deadline = time.monotonic() + self.timeout
         self._take_ancestors(deadline)
         try:
@@ -107,7 +116,8 @@ class RootLock:
         except BaseException:
             self._release_ancestors()
             raise
-        self._recover()
+        if self._on_acquire is not None:
+            self._on_acquire(self)
 
     def _take_root(self, deadline: float) -> None:
         fd, path, locked = self._open()
@@ -168,19 +178,6 @@ class RootLock:
                 pass
             os.close(fd)
         self._ancestors.clear()
-
-    def _recover(self) -> None:
-        from editblocks.files.journal import recover
-        from editblocks.files.workspace import Workspace
-
-        try:
-            recovery = recover(Workspace(self.root))
-        except (OSError, WorkspaceError) as exc:
-            _add_note(self.root, f"could not check the undo journal for an interrupted apply: {exc}")
-            return
-        if recovery is not None:
-            self.recoveries.append(recovery)
-            _add_note(self.root, recovery.message)
 
     def _open(self) -> tuple[int, Path, bool]:
         """The descriptor to lock, what it is, and whether the first attempt already locked it."""

@@ -20,12 +20,19 @@ from difflib import SequenceMatcher
 
 from editblocks.matching import diagnosis, syntactic
 from editblocks.matching.delta import DeltaError, apply_delta
-from editblocks.matching.fuzzy import line_similarity, map_lines, ranked_regions, similar_regions
+from editblocks.matching.fuzzy import (
+    CHANGED_LINE_SIMILARITY,
+    line_similarity,
+    map_lines,
+    ranked_regions,
+    similar_regions,
+)
 from editblocks.matching.narrowing import HINT_WINDOW, Narrowing
 from editblocks.matching.result import Match, MatchFailure
 from editblocks.matching.strategies import (
     Candidate,
     FileView,
+    build_match,
     identity,
     indentation,
     lookalikes,
@@ -43,8 +50,6 @@ FUZZY_THRESHOLD_SHORT = 0.95
 """Least similarity for a fuzzy match of one or two lines."""
 FUZZY_MARGIN = 0.10
 """How much better than any other region the best one must be."""
-CHANGED_LINE_SIMILARITY = 0.6
-"""Least similarity between a line the model changes and the file line it is taken to be."""
 
 __all__ = [
     "FUZZY_MARGIN",
@@ -253,25 +258,6 @@ def _applied_elsewhere(text: str, search: str, replace: str, view: FileView | No
     return None
 
 
-def _build(view: FileView, cand: Candidate, search: list[str], replace: list[str], strict: bool = False) -> Match | MatchFailure:
-    window = view.lines[cand.start : cand.start + cand.length]
-    try:
-        new_lines = apply_delta(search, replace, window, cand.mapping, view.style, strict=strict)
-    except DeltaError as exc:
-        return MatchFailure(f"found a likely location at line {cand.start + 1} ({cand.strategy}), but {exc}", "not_found", cand.start + 1)
-    start = view.offsets[cand.start]
-    end = view.offsets[cand.start + cand.length]
-    replacement = "".join(line + "\n" for line in new_lines)
-    if replacement == view.text[start:end] and search != replace:
-        return MatchFailure(
-            f"found a likely location at line {cand.start + 1} ({cand.strategy}), but carrying the change onto it "
-            "would change nothing; copy the lines exactly from the file",
-            "not_found",
-            cand.start + 1,
-        )
-    return Match(start, end, replacement, cand.strategy, cand.start + 1, cand.score)
-
-
 def _unsettled(failure: MatchFailure, why: str) -> MatchFailure:
     """An ambiguity the block's hints could not settle, saying why."""
     return _replace(failure, reason=f"{failure.reason} (the block's hints did not settle it: {why})") if why else failure
@@ -315,7 +301,7 @@ def _accept_one(view: FileView, cand: Candidate, search: list[str], replace: lis
                 if r.start <= cand.start and cand.start + cand.length <= r.start + r.length and r.length > cand.length:
                     r_start, r_end = view.offsets[r.start], view.offsets[r.start + r.length]
                     return Match(r_start, r_end, view.text[r_start:r_end], r.strategy, r.start + 1, already_applied=True)
-    return _build(view, cand, search, replace)
+    return build_match(view, cand, search, replace)
 
 
 def _tolerant(
@@ -395,7 +381,7 @@ def _fuzzy(view: FileView, search: list[str], replace: list[str]) -> Match | Mat
     if len(stripped) == 1 and any(s.strip() for s in search):
         # Every line is there, in order and only once, with uneven indentation: the place is certain.
         cand = Candidate(stripped[0], len(search), identity(len(search)), "fuzzy", 1.0)
-        return _build(view, cand, search, replace, strict=True)
+        return build_match(view, cand, search, replace, strict=True)
     regions, complete = ranked_regions(view, search, limit=3)
     if not regions or regions[0].score is None:
         return None
@@ -438,7 +424,7 @@ def _fuzzy(view: FileView, search: list[str], replace: list[str]) -> Match | Mat
                 best.start + 1,
             )
     cand = Candidate(best.start, best.length, mapping, "fuzzy", best.score)
-    built = _build(view, cand, search, replace, strict=True)
+    built = build_match(view, cand, search, replace, strict=True)
     if isinstance(built, MatchFailure):
         return built
     if replace != search and any(r.strip() for r in replace):

@@ -37,6 +37,8 @@ COMMON_SCORE_LIMIT = 0.75
 scored regions to be known to be the only candidates."""
 MAX_PROBE_CHARS = 300
 """Characters of a line compared when no search line occurs verbatim (keeps that search linear)."""
+CHANGED_LINE_SIMILARITY = 0.6
+"""Least similarity between a line the model changes and the file line it is taken to be."""
 PAIR_SIMILARITY = 50
 """Least similarity (percent) for a changed search line to be paired with a file line."""
 

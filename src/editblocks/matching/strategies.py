@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import chain
 
-from editblocks.matching.delta import Reindenter
+from editblocks.matching.delta import DeltaError, Reindenter, apply_delta
+from editblocks.matching.result import Match, MatchFailure
 from editblocks.matching.text import IndentStyle, detect_style, find_all, line_offsets, split_lines
 
 LOOKALIKES = str.maketrans(
@@ -189,3 +190,24 @@ def split_elisions(lines: list[str]) -> list[list[str]] | None:
         else:
             pieces[-1].append(line)
     return pieces
+
+
+def build_match(view: FileView, cand: Candidate, search: list[str], replace: list[str], strict: bool = False) -> Match | MatchFailure:
+    """The match that puts REPLACE at ``cand``: the change carried onto the file's own lines
+    there (see :func:`editblocks.matching.delta.apply_delta`), or why it cannot be."""
+    window = view.lines[cand.start : cand.start + cand.length]
+    try:
+        new_lines = apply_delta(search, replace, window, cand.mapping, view.style, strict=strict)
+    except DeltaError as exc:
+        return MatchFailure(f"found a likely location at line {cand.start + 1} ({cand.strategy}), but {exc}", "not_found", cand.start + 1)
+    start = view.offsets[cand.start]
+    end = view.offsets[cand.start + cand.length]
+    replacement = "".join(line + "\n" for line in new_lines)
+    if replacement == view.text[start:end] and search != replace:
+        return MatchFailure(
+            f"found a likely location at line {cand.start + 1} ({cand.strategy}), but carrying the change onto it "
+            "would change nothing; copy the lines exactly from the file",
+            "not_found",
+            cand.start + 1,
+        )
+    return Match(start, end, replacement, cand.strategy, cand.start + 1, cand.score)

@@ -13,9 +13,10 @@ from __future__ import annotations
 from dataclasses import replace as _replace
 from difflib import SequenceMatcher
 
-from editblocks.matching.fuzzy import line_similarity, map_lines
+from editblocks.matching.diagnosis import not_found
+from editblocks.matching.fuzzy import CHANGED_LINE_SIMILARITY, line_similarity, map_lines
 from editblocks.matching.result import Match, MatchFailure
-from editblocks.matching.strategies import Candidate, FileView
+from editblocks.matching.strategies import Candidate, FileView, build_match
 from editblocks.quoting import quote
 
 STRATEGY = "ast"
@@ -41,8 +42,6 @@ def by_definition(
 
 
 def _carry(view: FileView, search: list[str], replace: list[str], first: int, last: int, similarity: float, what: str) -> Match | MatchFailure:
-    from editblocks.matching import CHANGED_LINE_SIMILARITY, _build
-
     window = view.lines[first : last + 1]
     mapping = map_lines(search, window)
     ops = SequenceMatcher(None, search, replace, autojunk=False).get_opcodes()
@@ -69,11 +68,9 @@ def _carry(view: FileView, search: list[str], replace: list[str], first: int, la
                     region_text="".join(line + "\n" for line in window[:20]),
                     score=similarity,
                 )
-    return _build(view, Candidate(first, last - first + 1, mapping, STRATEGY, similarity), search, replace, strict=not in_place)
+    return build_match(view, Candidate(first, last - first + 1, mapping, STRATEGY, similarity), search, replace, strict=not in_place)
 
 
 def _explain(view: FileView, search: list[str], language: str | None, earlier: MatchFailure | None, why: str) -> MatchFailure:
-    from editblocks.matching import diagnosis
-
-    base = earlier if earlier is not None else diagnosis.not_found(view, search, language=language)
+    base = earlier if earlier is not None else not_found(view, search, language=language)
     return _replace(base, reason=f"{base.reason} (the syntax step did not place it: {why})")

@@ -9,7 +9,8 @@ from collections.abc import Iterable, Mapping
 from contextlib import nullcontext
 
 from editblocks.files.drift import DriftCheck
-from editblocks.files.lock import DEFAULT_LOCK_TIMEOUT, RootLock
+from editblocks.files.journal import root_lock
+from editblocks.files.lock import DEFAULT_LOCK_TIMEOUT
 from editblocks.files.workspace import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_REPLY_BYTES, Workspace, check_reply_size
 from editblocks.models import ApplyResult, EditBlock, ParsedResponse
 from editblocks.pipeline.placer import ApplyOptions, apply_parsed
@@ -99,5 +100,5 @@ def apply_edits(
         parsed = ParsedResponse(blocks=blocks or [], format=format)
     workspace = Workspace(root, max_file_bytes=max_file_bytes)
     drift = DriftCheck(base, workspace) if base is not None else None
-    with nullcontext() if dry_run else RootLock(workspace.root, timeout=lock_timeout):
+    with nullcontext() if dry_run else root_lock(workspace.root, timeout=lock_timeout):
         return apply_parsed(parsed, workspace, options, drift)

@@ -32,7 +32,7 @@ from types import TracebackType
 from typing import Any
 
 from editblocks.files.drift import DriftCheck
-from editblocks.files.lock import RootLock
+from editblocks.files.journal import root_lock
 from editblocks.files.workspace import TooLargeError, Workspace
 from editblocks.models import ApplyResult, EditBlock, EditResult, EditStatus
 from editblocks.pipeline.placer import ApplyOptions, BlockApplier
@@ -107,7 +107,7 @@ class ApplyStream:
         """Bytes of reply received so far (as UTF-8)."""
         self.interrupted = False
         """Ctrl-C arrived while the files were being written (they were all written first)."""
-        self._lock = None if dry_run else RootLock(self.workspace.root, timeout=lock_timeout)
+        self._lock = None if dry_run else root_lock(self.workspace.root, timeout=lock_timeout)
         # The reply's text is kept until its first block completes: a reply without blocks is
         # given the format parse_response would guess from its whole text.
         self._kept: list[str] | None = [] if format is None else None
