@@ -77,6 +77,9 @@ def _prepare(case: Path, tmp: Path) -> Path:
 
 
 def _check_results(case: Path, result: editblocks.ApplyResult, expected: dict[str, Any]) -> None:
+    for res in result.results:
+        # Every way of placing a block has its name in the model (the review page's words come from it).
+        assert res.strategy is None or res.strategy in {s.value for s in editblocks.Strategy}, (case.name, res.strategy)
     if "results" in expected:
         want = expected["results"]
         got = [(r.file_path, r.status.value, r.reason) for r in result.results]

@@ -34,7 +34,8 @@ _EXPORTS: dict[str, str] = {
     "ParseWarning": "editblocks.models",
     "ParsedResponse": "editblocks.models",
     "EditResult": "editblocks.models",
-    "EditStatus": "editblocks.models",
+    "EditStatus": "editblocks.status",
+    "Strategy": "editblocks.status",
     "ApplyResult": "editblocks.models",
     # Formats and prompts.
     "FORMATS": "editblocks.formats",
@@ -112,6 +113,7 @@ __all__ = [
     "RunError",
     "RunSummary",
     "ShellSuggestion",
+    "Strategy",
     "StreamParser",
     "TooLargeError",
     "UndoError",
@@ -167,7 +169,7 @@ if TYPE_CHECKING:
     from editblocks.files.journal import history as undo_history
     from editblocks.files.lock import LockTimeoutError
     from editblocks.formats import FORMATS, EditFormat, get_format
-    from editblocks.models import ApplyResult, EditBlock, EditResult, EditStatus, ParsedResponse, ParseWarning
+    from editblocks.models import ApplyResult, EditBlock, EditResult, ParsedResponse, ParseWarning
     from editblocks.pipeline.api import apply_edits
     from editblocks.pipeline.conversion import Conversion, ConversionError, convert, convert_reply
     from editblocks.pipeline.placer import ApplyOptions
@@ -186,4 +188,5 @@ if TYPE_CHECKING:
         stream_events,
     )
     from editblocks.run import RunError, RunSummary, arun_request, run_request
+    from editblocks.status import EditStatus, Strategy
     from editblocks.syntax import RepoSummary, file_context, summarize

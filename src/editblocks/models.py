@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, field, fields
-from enum import Enum
 from typing import Any
 
 from editblocks.pipeline.diffs import unified_diff
+from editblocks.status import EditStatus as EditStatus
 
 PREVIEW_CHARS = 50
 
@@ -197,21 +197,6 @@ def format_label(formats: list[str], default: str | None) -> str | None:
     if len(distinct) > 1:
         return f"mixed ({', '.join(distinct)})"
     return distinct[0] if distinct and default is None else default
-
-
-class EditStatus(str, Enum):
-    """Outcome of one block."""
-
-    APPLIED = "applied"
-    FAILED = "failed"
-    SKIPPED = "skipped"
-    """Not tried: an earlier block of its file failed (see ``continue_after_failure``)."""
-    ALREADY_APPLIED = "already_applied"
-    """Nothing to do: the replacement is in the file already and the searched text is not (a
-    reply applied twice); proven by the verifier, never by a similarity."""
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Quoting a line of a file or reply in a message."""
+"""Quoting a line of a file or reply in a message, and fencing a block of text."""
 
 from __future__ import annotations
 
@@ -18,3 +18,14 @@ def percent(score: float | None) -> str:
     score = score or 0.0
     whole = int(score * 100)
     return f"{min(whole, 99) if score < 1 else 100}%"
+
+
+def choose_fence(*texts: str) -> str:
+    """A backtick fence longer than any backtick run that starts a line of ``texts``."""
+    longest = 2
+    for text in texts:
+        for line in text.split("\n"):
+            s = line.lstrip()
+            if s.startswith("```"):
+                longest = max(longest, len(s) - len(s.lstrip("`")))
+    return "`" * (longest + 1)

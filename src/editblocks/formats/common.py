@@ -315,12 +315,3 @@ class MarkerParser(LineParser):
             self._paths.reset_after_block(None, "none", lineno)
 
 
-def choose_fence(*texts: str) -> str:
-    """A backtick fence longer than any backtick run that starts a line of ``texts``."""
-    longest = 2
-    for text in texts:
-        for line in text.split("\n"):
-            s = line.lstrip()
-            if s.startswith("```"):
-                longest = max(longest, len(s) - len(s.lstrip("`")))
-    return "`" * (longest + 1)

@@ -10,8 +10,9 @@ import re
 from typing import ClassVar
 
 from editblocks.formats.base import EditFormat, LineParser, LineView, OpenBlock, ParseItem, text_of
-from editblocks.formats.common import MarkerParser, choose_fence
+from editblocks.formats.common import MarkerParser
 from editblocks.models import EditBlock, ParseWarning, make_block
+from editblocks.quoting import choose_fence
 
 SEARCH = re.compile(r"^\s*<{5,9}\s*SEARCH\s*>?\s*$")
 DIVIDER = re.compile(r"^\s*={5,9}\s*$")

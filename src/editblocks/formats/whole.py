@@ -27,9 +27,9 @@ import re
 from typing import ClassVar
 
 from editblocks.formats.base import EditFormat, LineParser, LineView, OpenBlock, ParseItem, text_of
-from editblocks.formats.common import PathLookback, choose_fence, parse_fence
+from editblocks.formats.common import PathLookback, parse_fence
 from editblocks.models import EditBlock, ParseWarning
-from editblocks.quoting import quote
+from editblocks.quoting import choose_fence, quote
 from editblocks.syntax.languages import is_document
 
 FORMAT = "whole"

@@ -27,10 +27,10 @@ from dataclasses import dataclass, field, replace
 from editblocks.errors import EditblocksError
 from editblocks.files.workspace import Workspace, WorkspaceError
 from editblocks.formats import FORMATS, get_format
-from editblocks.formats.common import choose_fence
 from editblocks.matching import find_all
 from editblocks.models import ApplyResult, EditBlock, EditStatus
 from editblocks.pipeline.placer import ApplyOptions, BlockApplier, checked_sketch
+from editblocks.quoting import choose_fence
 from editblocks.reading.reader import parse_response, split_reply
 
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Collection
+from typing import TYPE_CHECKING
 
-from editblocks.formats.common import choose_fence
-from editblocks.models import ApplyResult, EditBlock, EditResult, EditStatus, ParseWarning
+from editblocks.quoting import choose_fence
+from editblocks.status import EditStatus
+
+if TYPE_CHECKING:
+    from editblocks.models import ApplyResult, EditBlock, EditResult, ParseWarning
 
 MAX_QUOTED_LINES = 20
 MAX_TOTAL_QUOTED_LINES = 120

@@ -29,7 +29,7 @@ from importlib import resources
 
 from editblocks.errors import EditblocksError
 from editblocks.formats import get_format
-from editblocks.formats.common import choose_fence
+from editblocks.quoting import choose_fence
 
 Message = dict[str, str]
 """One chat message, OpenAI style: ``{"role": "system" | "user" | "assistant", "content": ...}``."""

@@ -22,6 +22,7 @@ from editblocks.pipeline.api import apply_edits
 from editblocks.pipeline.feedback import feedback_message
 from editblocks.quoting import percent
 from editblocks.reading.reader import parse_response, split_reply
+from editblocks.status import Strategy
 from editblocks.web.highlight import diff_rows, text_rows
 from editblocks.web.recording import apply_recorded, undo_status, undone_entries
 
@@ -39,20 +40,6 @@ MAX_LISTED_FAILURES = 20
 """Failures listed in the summary (with the similar lines); the rest are counted."""
 """Files with more blocks than this show each block's own text instead of its exact file diff."""
 
-# Strategy indicators: how the block was located, and how much to trust it.
-_STRATEGIES = {
-    "exact": ("Exact match", "high"),
-    "create": ("New file", "high"),
-    "whitespace": ("Whitespace adjusted", "medium"),
-    "indentation": ("Indentation adjusted", "medium"),
-    "blank-lines": ("Blank lines adjusted", "medium"),
-    "unicode": ("Look-alike characters adjusted", "medium"),
-    "elision": ("'...' expanded", "medium"),
-    "fuzzy": ("Fuzzy match", "low"),
-    "ast": ("Matched by definition name", "low"),
-}
-
-
 class ReviewError(Exception):
     """A request the review cannot carry out; ``status`` is the HTTP status to answer with."""
 
@@ -65,7 +52,12 @@ class ReviewError(Exception):
 def strategy_label(strategy: str | None, score: float | None) -> tuple[str | None, str | None]:
     if not strategy:
         return None, None
-    label, confidence = _STRATEGIES.get(strategy, (strategy.replace("-", " ").capitalize(), "medium"))
+    try:
+        known = Strategy(strategy)
+    except ValueError:
+        label, confidence = strategy.replace("-", " ").capitalize(), "medium"
+    else:
+        label, confidence = known.label, known.confidence
     if score is not None:
         label = f"{label} ({percent(score)})"
     return label, confidence
