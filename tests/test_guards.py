@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import editblocks
-from editblocks import EditStatus
+from editblocks import EditBlock, EditStatus
 from editblocks.files.workspace import Workspace, WorkspaceError
 from editblocks.matching import CHANGED_LINE_SIMILARITY, FUZZY_MARGIN, Match, MatchFailure, locate
 from editblocks.matching.fuzzy import line_similarity
@@ -176,3 +176,60 @@ def test_each_tolerant_strategy_on_its_own(name: str, file_lines: list[str], sea
     assert isinstance(found, Match) and found.strategy == name, found
     assert text[: found.start] + found.replacement + text[found.end :] == _file(*expected)
     assert isinstance(locate(text, search, replace, level="exact"), MatchFailure)
+
+
+# -- "already applied" is never claimed while a region like SEARCH still stands -----------------
+
+_MAIN = "def main():\n    setup_logging()\n    load_config(path)\n    warm_cache(config, verbose=True)\n    run()\n"
+
+
+@pytest.mark.parametrize("level", ["exact", "tolerant", "fuzzy"])
+def test_a_misremembered_deletion_is_not_already_applied(tmp_path: Path, level: str) -> None:
+    # REPLACE (the kept line) is in the file, SEARCH is not, only because its second line has a
+    # typo: the line the edit deletes is still there, so the edit was never made.
+    (tmp_path / "app.py").write_text(_MAIN)
+    block = EditBlock("app.py", "    load_config(path)\n    warm_caches(config, verbose=True)\n", "    load_config(path)\n")
+    result = editblocks.apply_edits([block], tmp_path, match=level)
+    (res,) = result.results
+    assert res.status is EditStatus.FAILED and not result.ok
+    assert "looks applied already" in (res.reason or "") and (tmp_path / "app.py").read_text() == _MAIN
+
+
+def test_a_replacement_found_in_another_function_is_not_already_applied(tmp_path: Path) -> None:
+    text = "def f(items):\n    total = compute_total(items)\n    log(total)\n    return total\n\n\ndef g():\n    return None\n"
+    (tmp_path / "app.py").write_text(text)
+    block = EditBlock("app.py", "    total = compute_total(item)\n    log(total)\n    return total\n", "    return None\n")
+    (res,) = editblocks.apply_edits([block], tmp_path).results
+    assert res.status is EditStatus.FAILED and res.candidates == [2, 8]
+    assert (tmp_path / "app.py").read_text() == text
+
+
+def test_a_misremembered_move_neither_moves_nor_reports_applied(tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text(_MAIN)
+    patch = (
+        "*** Begin Patch\n*** Update File: app.py\n*** Move to: main.py\n@@\n"
+        "     load_config(path)\n-    warm_caches(config, verbose=True)\n*** End Patch\n"
+    )
+    result = editblocks.apply_edits(patch, tmp_path)
+    assert [r.status for r in result.results] == [EditStatus.FAILED]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == ["app.py"]
+
+
+@pytest.mark.parametrize(
+    ("search", "replace"),
+    [
+        ("    load_config(path)\n    warm_cache(config, verbose=True)\n", "    load_config(path)\n"),  # a deletion
+        ("    load_config(path)\n", "    load_config(path, strict=True)\n"),  # a change
+        ("    load_config(path)\n", "    load_config(path)\n    check(config)\n"),  # an insertion
+        ("    warm_cache(config, verbose=True)\n", "    warm_cache(config, verbose=False)\n"),  # one word
+    ],
+)
+def test_an_edit_really_made_is_still_already_applied(tmp_path: Path, search: str, replace: str) -> None:
+    (tmp_path / "app.py").write_text(_MAIN)
+    block = EditBlock("app.py", search, replace)
+    first = editblocks.apply_edits([block], tmp_path)
+    assert first.results[0].status is EditStatus.APPLIED
+    made = (tmp_path / "app.py").read_text()
+    again = editblocks.apply_edits([block], tmp_path)
+    assert again.results[0].status is EditStatus.ALREADY_APPLIED, again.results[0].reason
+    assert (tmp_path / "app.py").read_text() == made

@@ -25,6 +25,7 @@ from editblocks.matching.fuzzy import (
     line_similarity,
     map_lines,
     ranked_regions,
+    region_score,
     similar_regions,
 )
 from editblocks.matching.narrowing import HINT_WINDOW, Narrowing
@@ -63,6 +64,7 @@ __all__ = [
     "format_lines",
     "line_of",
     "locate",
+    "searched_elsewhere",
 ]
 
 
@@ -143,7 +145,7 @@ def locate(
             return found
     applied = _applied_elsewhere(text, search, replace, view if level != "exact" else None)
     if applied is not None:
-        return applied
+        return searched_elsewhere(view, s_lines, applied) or applied
     if level in ("fuzzy", "ast"):
         found = _fuzzy(view, s_lines, r_lines)
         if isinstance(found, Match) and narrow:
@@ -255,6 +257,42 @@ def _applied_elsewhere(text: str, search: str, replace: str, view: FileView | No
             return Match(start, end, text[start:end], c.strategy, c.start + 1, already_applied=True)
         if cands:
             return None
+    return None
+
+
+def searched_elsewhere(view: FileView, search: list[str], applied: Match) -> MatchFailure | None:
+    """What contradicts an "already applied" claim (REPLACE is in the file, SEARCH is not): a
+    region at least as like SEARCH as a fuzzy match must be, outside the place of the REPLACE
+    text (a line misremembered: the edit was never made, and the REPLACE text is there because
+    it was there before). Then whether the edit was made is not certain; None when nothing
+    contradicts it."""
+    meaningful = sum(1 for x in search if x.strip())
+    if not meaningful:
+        return None
+    threshold = FUZZY_THRESHOLD if meaningful >= 3 else FUZZY_THRESHOLD_SHORT
+    first = applied.line - 1
+    end = max(first + view.text.count("\n", applied.start, applied.end), first + 1)
+    # How like SEARCH the REPLACE text's own place is: an edit made leaves its place like SEARCH
+    # in part (the lines it kept); a region must be clearly more like SEARCH to contradict it.
+    own = region_score(view, search, first, end - first)
+    for region in ranked_regions(view, search, limit=3)[0]:
+        if region.score is None or region.score < max(threshold, own + FUZZY_MARGIN):
+            continue
+        if first <= region.start and region.start + region.length <= end:
+            continue  # SEARCH is like the REPLACE text itself: the edit made, as claimed
+        line = region.start + 1
+        shown = view.lines[region.start : region.start + region.length]
+        return MatchFailure(
+            f"the REPLACE text is in the file (line {applied.line}), so the edit looks applied already, but lines "
+            f"{percent(region.score)} like SEARCH still stand at line {line}, where the edit would go; whether it was "
+            "made is not certain. Copy the current lines exactly into SEARCH",
+            "ambiguous",
+            line,
+            candidates=sorted({applied.line, line}),
+            region=(line, line + region.length - 1),
+            region_text="".join(x + "\n" for x in shown),
+            score=region.score,
+        )
     return None
 
 

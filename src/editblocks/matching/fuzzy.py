@@ -101,6 +101,14 @@ def _head(line: str) -> str:
     return line[:MAX_PROBE_CHARS]
 
 
+def region_score(view: FileView, search: list[str], start: int, length: int) -> float:
+    """The similarity (0 to 1) of file lines ``start:start+length`` to ``search``, as
+    :func:`ranked_regions` scores a region."""
+    needle = "\n".join(s.strip() for s in search)
+    hay = "\n".join(view.stripped[start : start + length])
+    return float(_fuzz().ratio(needle, hay)) / 100
+
+
 def similar_regions(view: FileView, search: list[str], limit: int = 5) -> list[Candidate]:
     """The regions of the file most similar to ``search``, best first, each at most once.
 

@@ -22,10 +22,10 @@ from editblocks.files.workspace import (
     WorkspaceError,
 )
 from editblocks.formats import FORMATS, default_level
-from editblocks.matching import LEVELS, Match, MatchFailure, choose_reading, locate
+from editblocks.matching import LEVELS, Match, MatchFailure, choose_reading, locate, searched_elsewhere
 from editblocks.matching.elision import expand_replace_elisions
 from editblocks.matching.narrowing import HINT_WINDOW
-from editblocks.matching.strategies import is_elision, split_elisions
+from editblocks.matching.strategies import FileView, is_elision, split_elisions
 from editblocks.matching.text import remember_line
 from editblocks.models import ApplyResult, EditBlock, EditResult, EditStatus, ParsedResponse, ParseWarning
 from editblocks.pipeline.feedback import numbered_regions
@@ -512,10 +512,11 @@ def _apply_block(
             if found.strategy != "exact":
                 res.matched_text = _whole_lines(state.text, found.start, found.end)
             search, replace = block.anchor + old_lines + block.trailing_anchor, block.anchor + new_lines + block.trailing_anchor
-            if found.already_applied and block.move_to is None:
+            if found.already_applied:
                 verdict = check_already_applied(state.text, search, replace)
                 if not verdict:
                     raise _Failure(f"the edit looks applied already, but {verdict.reason}; copy the current lines exactly into SEARCH", found.line)
+            if found.already_applied and block.move_to is None:
                 res.status = EditStatus.ALREADY_APPLIED
                 res.reason = ALREADY_APPLIED
                 return res
@@ -776,7 +777,10 @@ def _indexed_applied(state: _FileState, block: EditBlock, old: str, new: str, le
         if not any(x.strip() and not (doc.indexed and doc.count(x)) and not doc.has_stripped(x.strip()) for x in ordered):
             return None
     start = doc.offset(hits[0])
-    return Match(start, start + len(replace), replace, "exact", hits[0] + 1, already_applied=True)
+    applied = Match(start, start + len(replace), replace, "exact", hits[0] + 1, already_applied=True)
+    # A region like SEARCH elsewhere says the edit may never have been made: the whole matching
+    # chain then decides (and explains).
+    return None if searched_elsewhere(FileView.of(doc.text), s_lines, applied) else applied
 
 
 def _splice_lines(state: _FileState, block: EditBlock, res: EditResult, found: Match, first: int, search: str, path: str) -> None:
