@@ -233,3 +233,24 @@ def test_an_edit_really_made_is_still_already_applied(tmp_path: Path, search: st
     again = editblocks.apply_edits([block], tmp_path)
     assert again.results[0].status is EditStatus.ALREADY_APPLIED, again.results[0].reason
     assert (tmp_path / "app.py").read_text() == made
+
+
+# -- REPLACE written in the file's indentation while SEARCH is not: never indented twice ----------
+
+
+def test_replace_indented_as_the_file_while_search_is_not_is_refused(tmp_path: Path) -> None:
+    text = 'services:\n  web:\n    image: nginx\n    ports:\n      - "80:80"\n  db:\n    image: postgres\n'
+    (tmp_path / "compose.yaml").write_text(text)
+    block = EditBlock("compose.yaml", "web:\n  image: nginx\n", "  web:\n    image: nginx:1.25\n")
+    (res,) = editblocks.apply_edits([block], tmp_path).results
+    assert res.status is EditStatus.FAILED and "indentation" in (res.reason or "")
+    assert (tmp_path / "compose.yaml").read_text() == text
+
+
+def test_search_and_replace_dedented_alike_are_still_indented_to_the_file(tmp_path: Path) -> None:
+    text = "def run(items):\n    for x in items:\n        process(x)\n    log_done()\n"
+    (tmp_path / "app.py").write_text(text)
+    block = EditBlock("app.py", "for x in items:\n    process(x)\n", "for x in items:\n    process(x)\n    count(x)\n")
+    (res,) = editblocks.apply_edits([block], tmp_path).results
+    assert res.status is EditStatus.APPLIED and res.strategy == "indentation"
+    assert (tmp_path / "app.py").read_text() == text.replace("process(x)\n", "process(x)\n        count(x)\n")

@@ -153,6 +153,32 @@ def _merges(
     return merged
 
 
+def _check_frame(
+    ops: Sequence[tuple[str, int, int, int, int]],
+    search: Sequence[str],
+    replace: Sequence[str],
+    window: Sequence[str],
+    mapping: Sequence[int | None],
+) -> None:
+    """SEARCH is indented unlike the file; refuse when a REPLACE line with its SEARCH line's text
+    stands at the file's indentation instead of SEARCH's. Then REPLACE may be written in the
+    file's indentation (shifting it like SEARCH would indent it twice) or in SEARCH's with a
+    change of indentation meant: which one is not certain."""
+    for tag, i1, i2, j1, j2 in ops:
+        if tag != "replace":
+            continue
+        for k in range(min(i2 - i1, j2 - j1)):
+            s, r, w = search[i1 + k], replace[j1 + k], mapping[i1 + k]
+            if w is None or not s.strip() or s.strip() != r.strip():
+                continue
+            if indent_of(r) == indent_of(window[w]) != indent_of(s):
+                raise DeltaError(
+                    f"SEARCH's line {quote(s.strip(), 60)} is indented unlike the file's, and REPLACE has it indented as "
+                    "the file does: whether REPLACE is written in the file's indentation or in SEARCH's is not certain. "
+                    "Copy SEARCH's lines exactly as the file has them, with their indentation"
+                )
+
+
 def apply_delta(
     search: Sequence[str],
     replace: Sequence[str],
@@ -175,6 +201,8 @@ def apply_delta(
     w_pos = 0
     # A REPLACE line that differs from its SEARCH line only in trailing white space is unchanged.
     ops = SequenceMatcher(None, [x.rstrip() for x in search], [x.rstrip() for x in replace], autojunk=False).get_opcodes()
+    if not reindent.identical:
+        _check_frame(ops, search, replace, window, mapping)
     merged = _merges(ops, search, replace, window, mapping)
     for tag, i1, i2, j1, j2 in ops:
         if tag == "equal":
