@@ -625,3 +625,25 @@ def test_a_definition_with_a_multiline_string_keeps_the_strings_text(tmp_path: P
     res = apply_sketch(tmp_path, "p.py", "\n".join(x[4:] if x.startswith("    ") else x for x in sketch.split("\n")))
     assert res.status is EditStatus.FAILED and "indentation" in (res.reason or "")
     assert (tmp_path / "p.py").read_text() == text
+
+
+_THREE = "def f():\n    return 0\n\n\ndef g(x):\n    y = x * 2\n    return y\n\n\ndef h():\n    return 2\n"
+
+
+@pytest.mark.parametrize("blank", ["\n\n", "\n", ""])
+def test_a_rewritten_body_before_an_outer_elision_never_keeps_the_old_body(tmp_path: Path, blank: str) -> None:
+    # The sketch rewrites g's body and closes g before an elision at the top level, while g's old
+    # lines follow in the file: keeping them would leave both bodies in g. Refused.
+    (tmp_path / "m.py").write_text(_THREE)
+    sketch = f"# ... existing code ...\n{blank}def g(x):\n    return x * 3\n{blank}# ... existing code ...\n"
+    res = apply_sketch(tmp_path, "m.py", sketch)
+    assert res.status is EditStatus.FAILED and "outside the block" in (res.reason or "")
+    assert (tmp_path / "m.py").read_text() == _THREE
+
+
+def test_a_run_ending_on_the_files_own_line_keeps_the_rest_of_the_body(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(_THREE)
+    sketch = "# ... existing code ...\ndef g(x):\n    y = x * 2\n# ... existing code ...\ndef h():\n    return 3\n"
+    res = apply_sketch(tmp_path, "m.py", sketch)
+    assert res.status is EditStatus.APPLIED, res.reason
+    assert (tmp_path / "m.py").read_text() == _THREE.replace("return 2", "return 3")

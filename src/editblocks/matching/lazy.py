@@ -557,6 +557,34 @@ def _check_new_lines(new: list[str], gap: list[str], run: _Run, at_gap_end: bool
                 )
 
 
+def _width(line: str) -> int:
+    return len(_indent(line).expandtabs(8))
+
+
+def _check_block_closed(run: _Run, sketch: list[str], lines: list[str], kept: list[str]) -> None:
+    """The elision after ``run`` stands left of the lines the run adds at its end (the sketch
+    closed the block they are in), yet the file lines it keeps continue that block: the old rest
+    of a body the sketch rewrote would be kept after the new one. Refused."""
+    # Only lines the sketch adds after its last line the file has: a run that ends on the file's
+    # own line leaves the elision to keep what follows that line, as it should.
+    last = next((x for x in reversed(run.lines[run.t + 1 :]) if x.strip()), None)
+    first_kept = next((x for x in kept if x.strip()), None)
+    mark = run.first - 1 + len(run.lines)
+    if last is None or first_kept is None or mark >= len(sketch):
+        return
+    # The sketch's indentation read in the file's: by the run's first anchored line.
+    offset = _width(lines[run.head]) - _width(run.lines[run.h])
+    depth, elided = _width(last) + offset, _width(sketch[mark]) + offset
+    if elided < depth <= _width(first_kept):
+        raise _Refused(
+            f"the elision comment at line {mark + 1} of the sketch stands outside the block that "
+            f"{_quote(run.lines, run.first)} ends in, but the file's lines it would keep continue that block "
+            f"({first_kept.strip()[:60]!r}): the old lines would stay after the new ones. Write the whole block, "
+            "or put the elision comment inside it, indented as the lines it stands for",
+            mark + 1,
+        )
+
+
 def _runs(sketch: list[str], marks: list[bool]) -> list[_Run]:
     """The sketch's runs of literal lines (blank-only runs between elisions dropped)."""
     runs: list[_Run] = []
@@ -645,6 +673,8 @@ def _merge_elided(lines: list[str], sketch: list[str], marks: list[bool]) -> Ske
             else:
                 drop = min(len(prefix), _blank_count(gap, reverse=True))
             prefix = prefix[drop:]
+        if run.before_elision:
+            _check_block_closed(run, sketch, lines, after_gap)
         if run.before_elision and suffix:
             if any(x.strip() for x in suffix):
                 _check_new_lines(suffix, after_gap, run, at_gap_end=False)
