@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -83,3 +84,14 @@ def test_apply_in_a_pipe_does_not_load_the_terminal_library(tmp_path: Path) -> N
     assert "files changed: a[red]b.py" in done.stdout
     assert done.stdout.rstrip().endswith("NO RICH")
     assert (tmp_path / "a[red]b.py").read_text() == "x = 2\n"
+
+
+def test_a_terminal_whose_encoding_lacks_a_character_gets_an_escape_not_a_crash(tmp_path: Path) -> None:
+    # FORCE_COLOR draws the terminal's table (rich) although the output is captured.
+    (tmp_path / "r.md").write_text("new_\u2603.py\n```python\n<<<<<<< SEARCH\n=======\nx = 1\n>>>>>>> REPLACE\n```\n")
+    env = {**os.environ, "PYTHONIOENCODING": "cp1252", "FORCE_COLOR": "1", "COLUMNS": "200"}
+    env.pop("NO_COLOR", None)
+    done = subprocess.run([sys.executable, "-m", "editblocks", "apply", "r.md"], cwd=tmp_path, capture_output=True, env=env)
+    assert done.returncode == 0, done.stderr.decode("cp1252", "replace")
+    assert b"Traceback" not in done.stderr and b"\\u2603" in done.stdout
+    assert (tmp_path / "new_\u2603.py").read_text() == "x = 1\n"

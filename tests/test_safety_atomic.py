@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import editblocks
-from editblocks import EditStatus
+from editblocks import EditBlock, EditStatus
 
 from .helpers import read_tree, sr, write_tree
 
@@ -257,3 +257,12 @@ def test_cli_atomic_exits_1_and_writes_nothing(root: Path) -> None:
     assert out.returncode == 1, out.stderr
     assert (root / "a.py").read_bytes() == b"a = 1\n"
     assert '"status": "skipped"' in out.stdout and "all-or-nothing" in out.stdout
+
+
+def test_an_already_applied_block_does_not_hold_back_an_atomic_apply(tmp_path: Path) -> None:
+    # Re-sending an applied block beside a new one: the new one is written, all or nothing.
+    (tmp_path / "app.py").write_text("a = 1\nb = 2\nc = 3\n")
+    blocks = [EditBlock("app.py", "a = 0\n", "a = 1\n"), EditBlock("app.py", "b = 2\n", "b = 22\n")]
+    result = editblocks.apply_edits(blocks, tmp_path, atomic=True)
+    assert [r.status for r in result.results] == [EditStatus.ALREADY_APPLIED, EditStatus.APPLIED]
+    assert result.ok and (tmp_path / "app.py").read_text() == "a = 1\nb = 22\nc = 3\n"

@@ -41,11 +41,25 @@ class _ClickUsageError(click.ClickException):
     exit_code = EXIT_USAGE
 
 
+def _escape_unwritable() -> None:
+    """Standard output and error in an encoding that lacks some characters (a legacy code page):
+    those characters are written as escapes, never a crash after the files were written."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and encoding not in ("utf8", "utf8sig"):
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):
+                pass
+
+
 class _Commands(click.Group):
     """The command group: a usage error raised by any command (or the faces below it) is
     reported by click with exit status 2."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        _escape_unwritable()
         try:
             return super().invoke(ctx)
         except UsageError as exc:

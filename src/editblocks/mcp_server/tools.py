@@ -267,7 +267,8 @@ def describe_result(result: ApplyResult) -> str:
     out: list[str] = []
     if result.dry_run:
         out.append("Preview (dry run): nothing was written.")
-    out.append(f"{applied} applied, {failed} failed, {skipped} skipped, of {len(result.results)} blocks.")
+    already = f", {len(result.already_applied)} already applied" if result.already_applied else ""
+    out.append(f"{applied} applied, {failed} failed, {skipped} skipped{already}, of {len(result.results)} blocks.")
     for i, r in enumerate(result.results, start=1):
         how = []
         if r.strategy:
