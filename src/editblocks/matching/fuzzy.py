@@ -45,6 +45,9 @@ PAIR_SIMILARITY = 50
 
 def _index(view: FileView, wanted: set[str]) -> dict[str, list[int]]:
     """Where each of the ``wanted`` stripped lines occurs in the file (0-based line indexes)."""
+    known = view.positions()
+    if known is not None:
+        return {line: known[line] for line in wanted if line in known}
     index: dict[str, list[int]] = defaultdict(list)
     stripped = view.stripped
     for i in [i for i, line in enumerate(stripped) if line in wanted]:

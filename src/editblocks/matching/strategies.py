@@ -86,6 +86,8 @@ class FileView:
         self._offsets: list[int] | None = None
         self._style: IndentStyle | None = None
         self._stripped: list[str] | None = None
+        self._positions: dict[str, list[int]] | None = None
+        self._position_asks = 0
 
     @property
     def offsets(self) -> list[int]:
@@ -104,6 +106,20 @@ class FileView:
         if self._stripped is None:
             self._stripped = list(map(str.strip, self.lines))
         return self._stripped
+
+    def positions(self) -> dict[str, list[int]] | None:
+        """Where each stripped line occurs (0-based line indexes); None the first time it is asked
+        for (a scan for the lines wanted is cheaper for one search), then built and kept: a file
+        searched by similarity for several blocks pays for one pass."""
+        if self._positions is None:
+            self._position_asks += 1
+            if self._position_asks < 2:
+                return None
+            found: dict[str, list[int]] = {}
+            for i, line in enumerate(self.stripped):
+                found.setdefault(line, []).append(i)
+            self._positions = found
+        return self._positions
 
     def find(self, name: str, norm: Callable[[str], str], search: list[str], limit: int = 200) -> list[int]:
         """Line indexes where ``search`` occurs once both sides are normalised with ``norm``."""
