@@ -108,12 +108,12 @@ class FileView:
         return self._stripped
 
     def positions(self) -> dict[str, list[int]] | None:
-        """Where each stripped line occurs (0-based line indexes); None the first time it is asked
-        for (a scan for the lines wanted is cheaper for one search), then built and kept: a file
-        searched by similarity for several blocks pays for one pass."""
+        """Where each stripped line occurs (0-based line indexes); None the first two times it is
+        asked for (a scan for the lines wanted is cheaper, and lighter, for one block's searches),
+        then built and kept: a file searched by similarity for several blocks pays for one pass."""
         if self._positions is None:
             self._position_asks += 1
-            if self._position_asks < 2:
+            if self._position_asks < 3:
                 return None
             found: dict[str, list[int]] = {}
             for i, line in enumerate(self.stripped):
