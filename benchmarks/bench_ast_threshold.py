@@ -109,10 +109,15 @@ def main() -> int:
     for body in rnd.sample(bodies, min(len(bodies), 1500 if args.quick else 6000)):
         n = normalized(body)
         copies[bucket(n.count("\n") + 1)].append(fuzz.ratio(normalized(stale(body, rnd)), n) / 100)
-    print(f"{len(files)} modules, {len(bodies)} definitions; thresholds in use: {SIMILARITY_THRESHOLD:.0%}, "
-          f"{SIMILARITY_THRESHOLD_SHORT:.0%} up to {SHORT_LINES} lines")
+    print(
+        f"{len(files)} modules, {len(bodies)} definitions; thresholds in use: {SIMILARITY_THRESHOLD:.0%}, "
+        f"{SIMILARITY_THRESHOLD_SHORT:.0%} up to {SHORT_LINES} lines"
+    )
     header = "".join(f"  >={t:.0%}" for t in THRESHOLDS)
-    for title, data in (("different definitions, same name", different), ("stale copies (1 line in 10 altered)", copies)):
+    for title, data in (
+        ("different definitions, same name", different),
+        ("stale copies (1 line in 10 altered)", copies),
+    ):
         print(f"{title:<38}{'pairs':>7}{header}")
         for key in (f"<= {SHORT_LINES} lines", "4-9 lines", "10+ lines"):
             values = data.get(key, [])

@@ -58,7 +58,16 @@ def build_case(n_lines: int, chunks: int) -> tuple[str, str, str]:
         old = lines[start : start + 5]
         new = [old[0], f"    # inserted by chunk {k}", old[1], old[2] + f"  # edited {k}", old[3], old[4]]
         result[start : start + 5] = new
-        section = ["@@", " " + old[0], "+" + new[1], " " + old[1], "-" + old[2], "+" + new[3], " " + old[3], " " + old[4]]
+        section = [
+            "@@",
+            " " + old[0],
+            "+" + new[1],
+            " " + old[1],
+            "-" + old[2],
+            "+" + new[3],
+            " " + old[3],
+            " " + old[4],
+        ]
         body[:0] = section
     patch = "\n".join(["*** Begin Patch", f"*** Update File: {FILE}", *body, "*** End Patch"]) + "\n"
     return "\n".join(lines) + "\n", patch, "\n".join(result) + "\n"
@@ -93,7 +102,9 @@ def find_binary(modules: Path) -> Path | None:
     return None
 
 
-def child_cpu(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, subprocess.CompletedProcess[str]]:
+def child_cpu(
+    cmd: list[str], cwd: Path, env: dict[str, str] | None = None
+) -> tuple[float, subprocess.CompletedProcess[str]]:
     """Run ``cmd``; (its CPU seconds, user + system, and the finished process)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env)
@@ -117,7 +128,9 @@ def main(argv: list[str] | None = None) -> int:
         if binary is None and args.install:
             binary = install_codex(work / "npm")
         if binary is None or not binary.is_file():
-            print("Codex's native apply_patch binary is not available (use --install, or --binary PATH); nothing measured.")
+            print(
+                "Codex's native apply_patch binary is not available (use --install, or --binary PATH); nothing measured."
+            )
             return 0
         tool = work / "bin" / "apply_patch"
         tool.parent.mkdir()
@@ -133,7 +146,9 @@ def main(argv: list[str] | None = None) -> int:
         target.parent.mkdir(parents=True)
         version = subprocess.run([str(binary), "--version"], capture_output=True, text=True).stdout.strip()
         print(f"Codex binary: {binary} ({version or 'version unknown'})")
-        print(f"case: {CHUNKS} chunks to a {LINES:,}-line file ({len(original) / 1e6:.1f} MB); patch {len(patch) / 1000:.0f} KB")
+        print(
+            f"case: {CHUNKS} chunks to a {LINES:,}-line file ({len(original) / 1e6:.1f} MB); patch {len(patch) / 1000:.0f} KB"
+        )
         print(f"CPU time of each process (user + system), median of {rounds} alternating rounds\n")
 
         # An installed package has its bytecode compiled: the child may write its caches (the
@@ -142,7 +157,18 @@ def main(argv: list[str] | None = None) -> int:
         sides: dict[str, tuple[list[str], dict[str, str] | None]] = {
             "codex apply_patch": ([str(tool), patch], None),
             "editblocks apply --format patch": (
-                [sys.executable, "-m", "editblocks", "apply", "--format", "patch", "--no-diff", "--root", str(root), str(reply)],
+                [
+                    sys.executable,
+                    "-m",
+                    "editblocks",
+                    "apply",
+                    "--format",
+                    "patch",
+                    "--no-diff",
+                    "--root",
+                    str(root),
+                    str(reply),
+                ],
                 python_env,
             ),
         }
@@ -161,7 +187,9 @@ def main(argv: list[str] | None = None) -> int:
                 cpu, done = child_cpu(cmd, root, env)
                 times[name].append(cpu)
                 if done.returncode != 0:
-                    errors.append(f"{name}: exit status {done.returncode}: {(done.stderr or done.stdout).strip()[:300]}")
+                    errors.append(
+                        f"{name}: exit status {done.returncode}: {(done.stderr or done.stdout).strip()[:300]}"
+                    )
                 elif target.read_text(encoding="utf-8") != expected:
                     errors.append(f"{name}: the file is not as intended")
         medians = {name: statistics.median(t) for name, t in times.items()}
@@ -170,7 +198,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:<{width}}  {t:7.3f} s   (runs: {', '.join(f'{x:.3f}' for x in times[name])})")
         codex, ours = medians["codex apply_patch"], medians["editblocks apply --format patch"]
         ratio = ours / codex if codex > 0 else float("inf")
-        print(f"\nratio editblocks / codex: {ratio:.1f}x (target <= {TARGET_RATIO:.0f}x): {'ok' if ratio <= TARGET_RATIO else 'MISS'}")
+        print(
+            f"\nratio editblocks / codex: {ratio:.1f}x (target <= {TARGET_RATIO:.0f}x): {'ok' if ratio <= TARGET_RATIO else 'MISS'}"
+        )
         if errors:
             print("\nCORRECTNESS FAILURES:")
             for e in sorted(set(errors)):

@@ -104,8 +104,12 @@ class Settings:
     marker_mb: float
 
 
-FULL = Settings(parse_mb=5.0, parse_runs=5, file_lines=100_000, blocks=200, apply_runs=5, reapply_blocks=20, marker_mb=1.0)
-QUICK = Settings(parse_mb=0.5, parse_runs=1, file_lines=100_000, blocks=200, apply_runs=1, reapply_blocks=5, marker_mb=1.0)
+FULL = Settings(
+    parse_mb=5.0, parse_runs=5, file_lines=100_000, blocks=200, apply_runs=5, reapply_blocks=20, marker_mb=1.0
+)
+QUICK = Settings(
+    parse_mb=0.5, parse_runs=1, file_lines=100_000, blocks=200, apply_runs=1, reapply_blocks=5, marker_mb=1.0
+)
 
 
 def best_of(runs: int, fn: Callable[[], T], setup: Callable[[], None] | None = None) -> tuple[Timing, T]:
@@ -172,7 +176,17 @@ def build_reply(fmt: str, target_bytes: int, seed: int = 1) -> tuple[str, int]:
             body = "\n".join(["<<<<<<< SEARCH", *old, "=======", *new, ">>>>>>> REPLACE"])
             chunk = f"{_prose(rng, n)}\n\n{path}\n```python\n{body}\n```\n\n"
         elif fmt == "edit-v2":
-            lines = ["<<<<<<< EDIT", old[0], "-------", *old[1:-1], "=======", *new[1:-1], "-------", old[-1], ">>>>>>>"]
+            lines = [
+                "<<<<<<< EDIT",
+                old[0],
+                "-------",
+                *old[1:-1],
+                "=======",
+                *new[1:-1],
+                "-------",
+                old[-1],
+                ">>>>>>>",
+            ]
             chunk = f"{_prose(rng, n)}\n\n{path}\n" + "\n".join(lines) + "\n\n"
         elif fmt == "edit-v3":
             body = "\n".join(["««« EDIT", *old, "═══════ REPL", *new, "»»» EDIT END"])
@@ -398,7 +412,10 @@ def bench_inexact(
     text_of_file = "\n".join(lines) + "\n"
     cases = {
         "50-line SEARCH, 1 line misremembered": (search_replace(off, new), True),
-        "50-line SEARCH, lines out of order": (search_replace(shuffled, [shuffled[0] + "  # touched", *shuffled[1:]]), False),
+        "50-line SEARCH, lines out of order": (
+            search_replace(shuffled, [shuffled[0] + "  # touched", *shuffled[1:]]),
+            False,
+        ),
     }
     reset()
     for title, (reply, may_apply) in cases.items():
@@ -506,7 +523,13 @@ def bench_dividers(rows: list[Row], errors: list[str]) -> None:
                 continue
             finally:
                 tracemalloc.stop()
-            rows.append(Row(f"one block, {n:,} '=======' lines ({len(reply) // 1024} KB), peak {peak / 2**20:.1f} MB", secs(t.wall), secs(t.cpu)))
+            rows.append(
+                Row(
+                    f"one block, {n:,} '=======' lines ({len(reply) // 1024} KB), peak {peak / 2**20:.1f} MB",
+                    secs(t.wall),
+                    secs(t.cpu),
+                )
+            )
 
 
 # -- output --------------------------------------------------------------------------------------
@@ -573,7 +596,9 @@ def main(argv: list[str] | None = None) -> int:
         markers = marker_reply(MARKER_SETS["all markers mixed"], settings.marker_mb)
         parse = editblocks.parse_response
         profiles.append(profile_text("parse_response, diff reply, auto-detect", lambda: parse(diff_reply)))
-        profiles.append(profile_text("parse_response, diff reply, format='diff'", lambda: parse(diff_reply, format="diff")))
+        profiles.append(
+            profile_text("parse_response, diff reply, format='diff'", lambda: parse(diff_reply, format="diff"))
+        )
         profiles.append(profile_text("parse_response, 1 MB of mixed marker lines", lambda: parse(markers)))
         for text in profiles:
             print(f"\n{text}")

@@ -151,8 +151,12 @@ def print_targets(outcomes: list[Outcome], right: int, total: int) -> None:
     rate = right / total if total else 1.0
     print("\nTargets")
     print(f"  wrong = 0 in every category             {'PASS' if not wrong_cats else 'FAIL: ' + ', '.join(wrong_cats)}")
-    print(f"  right >= {TARGET_RIGHT:.0%} overall                   {'PASS' if rate >= TARGET_RIGHT else 'MISSED'} ({rate:.1%})")
-    print(f"  hallucinated/ambiguous always refused   {'PASS' if refused == len(refuse) else 'FAIL'} ({refused}/{len(refuse)})")
+    print(
+        f"  right >= {TARGET_RIGHT:.0%} overall                   {'PASS' if rate >= TARGET_RIGHT else 'MISSED'} ({rate:.1%})"
+    )
+    print(
+        f"  hallucinated/ambiguous always refused   {'PASS' if refused == len(refuse) else 'FAIL'} ({refused}/{len(refuse)})"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -355,13 +359,18 @@ def print_timing(rows: list[tuple[str, float, float, str, float | None]], runs: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--seed", type=int, default=0, help="corpus seed (default 0)")
     parser.add_argument("--cases", type=int, default=None, help="cases per category (default 40; 8 with --quick)")
     parser.add_argument("--quick", action="store_true", help="a small corpus and fewer timing runs (CI)")
     parser.add_argument("--category", action="append", choices=CATEGORIES, help="only this category (repeatable)")
     parser.add_argument(
-        "--format", action="append", choices=[*FORMATS, "all"], help="write the replies in this format (repeatable; default: all)"
+        "--format",
+        action="append",
+        choices=[*FORMATS, "all"],
+        help="write the replies in this format (repeatable; default: all)",
     )
     parser.add_argument("--dump", type=Path, help="write every wrong case as a scenario folder under DIR")
     parser.add_argument("--verbose", action="store_true", help="also print every refused and partial case")

@@ -42,13 +42,19 @@ def run_case(case: Path, work: Path) -> tuple[str, str]:
     before = (root / path).read_text(encoding="utf-8")
     expected = (case / "expected" / path).read_text(encoding="utf-8")
     try:
-        result = editblocks.apply_edits((case / "reply.md").read_text(encoding="utf-8"), root, format="udiff", journal=False)
+        result = editblocks.apply_edits(
+            (case / "reply.md").read_text(encoding="utf-8"), root, format="udiff", journal=False
+        )
     except Exception as exc:
         return "error", f"{type(exc).__name__}: {exc}"
     target = root / path
     after = target.read_text(encoding="utf-8") if target.exists() else ""
     mine = [r for r in result.results if r.file_path == path]
-    reasons = "; ".join(f"reply line {r.reply_line}: {r.status.value} {r.reason or ''}".strip() for r in mine if r.status.value != "applied")
+    reasons = "; ".join(
+        f"reply line {r.reply_line}: {r.status.value} {r.reason or ''}".strip()
+        for r in mine
+        if r.status.value != "applied"
+    )
     if after == expected or _norm(after) == _norm(expected):
         return "reproduced", reasons
     if after == before:
@@ -76,7 +82,9 @@ def main() -> int:
     took = time.perf_counter() - started
     print(f"editblocks {editblocks.__version__} on real unified-diff replies, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC")
     print("  reproduced  refused  wrong  error  total")
-    print(f"  {len(outcomes['reproduced']):>10}  {len(outcomes['refused']):>7}  {len(outcomes['wrong']):>5}  {len(outcomes['error']):>5}  {len(cases):>5}")
+    print(
+        f"  {len(outcomes['reproduced']):>10}  {len(outcomes['refused']):>7}  {len(outcomes['wrong']):>5}  {len(outcomes['error']):>5}  {len(cases):>5}"
+    )
     print(f"reproduced {len(outcomes['reproduced'])}/{len(cases)}; wrong: {len(outcomes['wrong'])}; {took:.1f} s")
     if not args.quick:
         for verdict in ("wrong", "error", "refused"):

@@ -95,10 +95,16 @@ def best(runs: int, fn: Callable[[], Any]) -> tuple[float, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--wheel", help="an aider-chat wheel to read the reference code from")
-    parser.add_argument("--download", action="store_true", help="pip download the aider-chat wheel when it is not installed")
+    parser.add_argument(
+        "--download", action="store_true", help="pip download the aider-chat wheel when it is not installed"
+    )
     parser.add_argument("--quick", action="store_true", help="small sizes and single runs")
-    parser.add_argument("--runs", type=int, default=None, help="repeats per measure; the best is kept (default 3, quick 1)")
-    parser.add_argument("--parse-mb", type=float, default=None, help="size of the parse reply in MB (default 5, quick 0.5)")
+    parser.add_argument(
+        "--runs", type=int, default=None, help="repeats per measure; the best is kept (default 3, quick 1)"
+    )
+    parser.add_argument(
+        "--parse-mb", type=float, default=None, help="size of the parse reply in MB (default 5, quick 0.5)"
+    )
     args = parser.parse_args(argv)
     args.runs = args.runs or (1 if args.quick else 3)
     args.parse_mb = args.parse_mb or (0.5 if args.quick else 5.0)
@@ -109,7 +115,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     source, origin = found
     ref = load_functions(source)
-    print(f"editblocks {editblocks.__version__} vs reference {origin}, Python {sys.version.split()[0]}, best of {args.runs}")
+    print(
+        f"editblocks {editblocks.__version__} vs reference {origin}, Python {sys.version.split()[0]}, best of {args.runs}"
+    )
     errors: list[str] = []
 
     text, n = bench_core.build_reply("diff", int(args.parse_mb * 1_000_000))
@@ -118,7 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     t_auto, auto = best(args.runs, lambda: editblocks.parse_response(text))
     t_named, named = best(args.runs, lambda: editblocks.parse_response(text, format="diff"))
     if len([b for b in ref_blocks if b[0] is not None]) != n or len(auto.blocks) != n or len(named.blocks) != n:
-        errors.append(f"parse: expected {n} blocks; reference {len(ref_blocks)}, auto {len(auto.blocks)}, named {len(named.blocks)}")
+        errors.append(
+            f"parse: expected {n} blocks; reference {len(ref_blocks)}, auto {len(auto.blocks)}, named {len(named.blocks)}"
+        )
     print(f"\nparse ({mb:.1f} MB, {n} blocks)")
     print(f"  reference find_original_update_blocks  {mb / t_ref:6.1f} MB/s")
     print(f"  editblocks parse_response (auto)       {mb / t_auto:6.1f} MB/s   {t_ref / t_auto:4.2f}x the reference")

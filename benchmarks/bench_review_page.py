@@ -75,7 +75,9 @@ def main() -> int:
         view = review.view()
         viewed = time.perf_counter() - start
         total = view["summary"]["total"]
-        print(f"review page benchmark: {total} blocks in {FILES} files, {len(reply) / 1e6:.1f} MB reply; load {os.getloadavg()[0]:.2f}")
+        print(
+            f"review page benchmark: {total} blocks in {FILES} files, {len(reply) / 1e6:.1f} MB reply; load {os.getloadavg()[0]:.2f}"
+        )
         print(f"  server: parse {made:.2f} s, first view {viewed:.2f} s ({len(view['blocks'])} blocks in full)")
         if total != count:
             print(f"FAIL: {total} blocks found, {count} expected")
@@ -92,7 +94,9 @@ def main() -> int:
         server = ReviewServer(root, port=0).start()
         try:
             with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=binary, args=["--headless", "--no-sandbox", "--disable-gpu"])
+                browser = playwright.chromium.launch(
+                    executable_path=binary, args=["--headless", "--no-sandbox", "--disable-gpu"]
+                )
                 page = browser.new_page(viewport={"width": 1280, "height": 900})
                 page.set_default_timeout(120_000)
                 page.goto(server.url)

@@ -81,7 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     runs = 1 if args.quick else 3
     now = _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     print(f"editblocks {editblocks.__version__} scaling benchmark, {now}")
-    print(f"Python {platform.python_version()}, {os.cpu_count()} CPUs; CPU time, median of {runs} run(s); apply with the undo journal, as by default\n")
+    print(
+        f"Python {platform.python_version()}, {os.cpu_count()} CPUs; CPU time, median of {runs} run(s); apply with the undo journal, as by default\n"
+    )
 
     errors: list[str] = []
     measure(build_big_file(1_000), 10, 1, errors)  # warm up: the first apply loads what applying needs

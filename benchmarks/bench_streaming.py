@@ -212,7 +212,9 @@ def main(argv: list[str] | None = None) -> int:
     data = text.encode("utf-8")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"editblocks {editblocks.__version__} · Python {platform.python_version()} · load {load:.2f}")
-    print(f"reply: {len(data) / 1e6:.2f} MB, {text.count(chr(10)):,} lines, {len(editblocks.parse_response(text).blocks):,} blocks")
+    print(
+        f"reply: {len(data) / 1e6:.2f} MB, {text.count(chr(10)):,} lines, {len(editblocks.parse_response(text).blocks):,} blocks"
+    )
 
     chunks7 = cut(data, 7)
     chunks7s = cut(text, 7)
@@ -233,10 +235,17 @@ def main(argv: list[str] | None = None) -> int:
         "floor: lines cut, an event each": lambda: line_cutter(chunks7),
         "half reply, 7-byte chunks": lambda: stream(half_chunks),
     }
-    counts = {"one-shot parse_response": 1, "stream bytes, 7-byte chunks": len(chunks7), "stream str, 7-char chunks": len(chunks7s),
-              "stream str, token-sized (2-4)": len(tokens),
-              "stream bytes, 4096-byte chunks": len(chunks4k), "stream, the reply as one chunk": 1,
-              "floor: feed() only buffers, 7 B": len(chunks7), "floor: lines cut, an event each": len(chunks7), "half reply, 7-byte chunks": len(half_chunks)}
+    counts = {
+        "one-shot parse_response": 1,
+        "stream bytes, 7-byte chunks": len(chunks7),
+        "stream str, 7-char chunks": len(chunks7s),
+        "stream str, token-sized (2-4)": len(tokens),
+        "stream bytes, 4096-byte chunks": len(chunks4k),
+        "stream, the reply as one chunk": 1,
+        "floor: feed() only buffers, 7 B": len(chunks7),
+        "floor: lines cut, an event each": len(chunks7),
+        "half reply, 7-byte chunks": len(half_chunks),
+    }
     times = measure(fns, runs)
     one_wall, one_cpu = times["one-shot parse_response"]
     print(f"\n{'':32} {'wall s':>8} {'cpu s':>8} {'x one-shot':>11} {'cpu MB/s':>9} {'cpu µs/chunk':>13}")
@@ -248,7 +257,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:32} {wall:8.3f} {cpu:8.3f} {cpu / one_cpu:11.2f} {len(data) / 1e6 / cpu:9.1f} {per_chunk}")
     wall7, cpu7 = times["stream bytes, 7-byte chunks"]
     half_cpu = times["half reply, 7-byte chunks"][1]
-    print(f"\nlinearity: half the reply streams in {half_cpu:.3f} s cpu, the whole in {cpu7:.3f} s ({cpu7 / half_cpu:.2f}x; linear is 2x)")
+    print(
+        f"\nlinearity: half the reply streams in {half_cpu:.3f} s cpu, the whole in {cpu7:.3f} s ({cpu7 / half_cpu:.2f}x; linear is 2x)"
+    )
     # The verdict uses CPU time: on a shared machine, wall time also measures the scheduler.
     ratio = cpu7 / one_cpu
     verdict = "met" if ratio <= TARGET_RATIO else "MISSED"
@@ -258,7 +269,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     token_ratio = times["stream str, token-sized (2-4)"][1] / one_cpu
     verdict = "met" if token_ratio <= TOKEN_TARGET_RATIO else "MISSED"
-    print(f"target: streaming in token-sized pieces costs <= {TOKEN_TARGET_RATIO:g}x the one-shot parse: {token_ratio:.2f}x cpu -> {verdict}")
+    print(
+        f"target: streaming in token-sized pieces costs <= {TOKEN_TARGET_RATIO:g}x the one-shot parse: {token_ratio:.2f}x cpu -> {verdict}"
+    )
     floor_cpu = times["floor: feed() only buffers, 7 B"][1]
     engine_cpu = times["stream, the reply as one chunk"][1]
     print(

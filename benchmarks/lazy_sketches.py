@@ -15,8 +15,22 @@ import textwrap
 from dataclasses import dataclass
 
 ELISIONS = {
-    "python": ["# ... existing code ...", "# ...", "# ... rest of the file ...", "# rest of code unchanged", "# existing code", "# ... (unchanged) ..."],
-    "c": ["// ... existing code ...", "// ...", "/* ... */", "// rest of the code stays the same", "...", "// ... unchanged ..."],
+    "python": [
+        "# ... existing code ...",
+        "# ...",
+        "# ... rest of the file ...",
+        "# rest of code unchanged",
+        "# existing code",
+        "# ... (unchanged) ...",
+    ],
+    "c": [
+        "// ... existing code ...",
+        "// ...",
+        "/* ... */",
+        "// rest of the code stays the same",
+        "...",
+        "// ... unchanged ...",
+    ],
     "html": ["<!-- ... existing code ... -->", "<!-- ... -->", "<!-- rest of the file -->", "<!-- unchanged -->"],
 }
 
@@ -43,12 +57,24 @@ def _changed_line(line: str, n: int, fam: str) -> str:
     """``line`` with a new trailing comment (a changed line that still parses)."""
     if not line.strip() or line.rstrip().endswith("\\"):
         return line
-    note = f"# lazy-change {n}" if fam == "python" else f"/* lazy-change {n} */" if fam == "c" else f"<!-- lazy-change {n} -->"
+    note = (
+        f"# lazy-change {n}"
+        if fam == "python"
+        else f"/* lazy-change {n} */"
+        if fam == "c"
+        else f"<!-- lazy-change {n} -->"
+    )
     return f"{line.rstrip()}  {note}"
 
 
 def _new_line(indent: str, n: int, fam: str) -> str:
-    return f"{indent}_lazy_added_{n} = {n}" if fam == "python" else f"{indent}var lazyAdded{n} = {n};" if fam == "c" else f"{indent}<p>added {n}</p>"
+    return (
+        f"{indent}_lazy_added_{n} = {n}"
+        if fam == "python"
+        else f"{indent}var lazyAdded{n} = {n};"
+        if fam == "c"
+        else f"{indent}<p>added {n}</p>"
+    )
 
 
 def elided_case(rng: random.Random, path: str, text: str) -> Case | None:
@@ -97,7 +123,9 @@ def elided_case(rng: random.Random, path: str, text: str) -> Case | None:
             while lo > 0 and not any(new[j].strip() and not changed[j] for j in range(lo, i)):
                 lo -= 1
             hi = i + rng.randint(1, 3) if changed[i] else i + rng.randint(0, 2)
-            while hi < len(new) - 1 and not any(new[j].strip() and not changed[j] for j in range(i + (1 if changed[i] else 0), hi + 1)):
+            while hi < len(new) - 1 and not any(
+                new[j].strip() and not changed[j] for j in range(i + (1 if changed[i] else 0), hi + 1)
+            ):
                 hi += 1
             for j in range(max(0, lo), min(len(new), hi + 1)):
                 keep[j] = True

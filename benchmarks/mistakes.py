@@ -161,7 +161,57 @@ _NUMBER = re.compile(r"\b\d+\b")
 _INDENT = re.compile(r"^[ \t]*")
 _SKIP_WORDS = frozenset(keyword.kwlist) | {"self", "cls", "None", "True", "False"}
 
-WORDS = ["alpha", "buffer", "cache", "chunk", "cursor", "delta", "entry", "event", "field", "frame", "handle", "header", "index", "item", "key", "label", "limit", "marker", "offset", "option", "packet", "parent", "queue", "record", "result", "scope", "section", "signal", "slot", "source", "state", "stream", "target", "token", "total", "value", "window", "worker", "amount", "bound", "count", "length", "policy", "region", "retry", "status", "timeout", "weight", "factor"]
+WORDS = [
+    "alpha",
+    "buffer",
+    "cache",
+    "chunk",
+    "cursor",
+    "delta",
+    "entry",
+    "event",
+    "field",
+    "frame",
+    "handle",
+    "header",
+    "index",
+    "item",
+    "key",
+    "label",
+    "limit",
+    "marker",
+    "offset",
+    "option",
+    "packet",
+    "parent",
+    "queue",
+    "record",
+    "result",
+    "scope",
+    "section",
+    "signal",
+    "slot",
+    "source",
+    "state",
+    "stream",
+    "target",
+    "token",
+    "total",
+    "value",
+    "window",
+    "worker",
+    "amount",
+    "bound",
+    "count",
+    "length",
+    "policy",
+    "region",
+    "retry",
+    "status",
+    "timeout",
+    "weight",
+    "factor",
+]
 SUFFIXES = ("_count", "_list", "_map", "_new", "_old", "_raw", "_tmp", "_value", "_all", "_next")
 
 INTROS = (
@@ -529,7 +579,11 @@ def misremember(rng: random.Random, rows: list[Row], python: bool, taken: set[st
     keeps = [
         i
         for i, r in enumerate(rows)
-        if r.kind == "keep" and r.s is not None and r.s.strip() and (_words_in(r.s) or _NUMBER.search(r.s)) and i != exclude
+        if r.kind == "keep"
+        and r.s is not None
+        and r.s.strip()
+        and (_words_in(r.s) or _NUMBER.search(r.s))
+        and i != exclude
     ]
     if not keeps:
         raise NoCase("no context line to misremember")
@@ -760,20 +814,27 @@ def _render_other(
                 else:
                     body.append("@@ ... @@")
             elif category == "marker-length":
-                body.append(frng.choice((
-                    f"@@ -{old_start},{len(search)} +{new_start},{len(replace)} @@ {frng.choice(WORDS)}",
-                    f"@@ -{old_start} +{new_start} @@" if len(search) == len(replace) == 1 else "@@ ... @@",
-                    "@@ ... @@",
-                )))
+                body.append(
+                    frng.choice(
+                        (
+                            f"@@ -{old_start},{len(search)} +{new_start},{len(replace)} @@ {frng.choice(WORDS)}",
+                            f"@@ -{old_start} +{new_start} @@" if len(search) == len(replace) == 1 else "@@ ... @@",
+                            "@@ ... @@",
+                        )
+                    )
+                )
             else:
                 body.append(f"@@ -{max(old_start, 1)},{len(search)} +{max(new_start, 1)},{len(replace)} @@")
             body.extend(_hunk(search, replace))
         text = "\n".join(body) + "\n"
         parts.append(text if category == "no-fences" else f"```diff\n{text}```\n")
     else:  # cline
-        a, b, c = (frng.randint(3, 9), frng.randint(3, 9), frng.randint(3, 9)) if category == "marker-length" else (7, 7, 7)
+        a, b, c = (
+            (frng.randint(3, 9), frng.randint(3, 9), frng.randint(3, 9)) if category == "marker-length" else (7, 7, 7)
+        )
         pairs = "".join(
-            f"{'-' * a} SEARCH\n{_join(block.search)}{'=' * b}\n{_join(block.replace)}{'+' * c} REPLACE\n" for block, _, _ in placed
+            f"{'-' * a} SEARCH\n{_join(block.search)}{'=' * b}\n{_join(block.replace)}{'+' * c} REPLACE\n"
+            for block, _, _ in placed
         )
         if category in ("decorated-path", "no-fences"):
             head = style.path_line if style.path_line is not None else path
@@ -1139,7 +1200,9 @@ def _starts_with_ellipsis(line: str) -> bool:
 
 def _b_misremembered(rng: random.Random, src: Source, category: str, index: int) -> Case:
     if rng.random() < ELLIPSIS_SHARE:
-        dotted = [s for s in load_sources() if sum(1 for x in s.lines if _starts_with_ellipsis(x) and _words_in(x)) >= 2]
+        dotted = [
+            s for s in load_sources() if sum(1 for x in s.lines if _starts_with_ellipsis(x) and _words_in(x)) >= 2
+        ]
         if dotted:
             src = rng.choice(dotted)
             doc = _Doc(list(src.lines))
@@ -1155,7 +1218,9 @@ def _b_misremembered(rng: random.Random, src: Source, category: str, index: int)
     return _finish(category, index, kind, src, doc, [block], reply)
 
 
-def _misremembered_ellipsis(rng: random.Random, src: Source, doc: _Doc, category: str, index: int, taken: set[str]) -> Case:
+def _misremembered_ellipsis(
+    rng: random.Random, src: Source, doc: _Doc, category: str, index: int, taken: set[str]
+) -> Case:
     def check(s: int, n: int) -> bool:
         return sum(1 for x in doc.lines[s : s + n] if _starts_with_ellipsis(x) and _words_in(x)) >= 2
 
@@ -1214,7 +1279,9 @@ def _b_ambiguous(rng: random.Random, src: Source, category: str, index: int) -> 
         # The copy differs in one word of an unchanged line, and the model's SEARCH has a third
         # version of that word, as far from either: nothing tells the two places apart.
         keeps = [
-            i for i, r in enumerate(rows) if r.kind == "keep" and r.old and any(len(w.group(0)) >= 4 for w in _words_in(r.old))
+            i
+            for i, r in enumerate(rows)
+            if r.kind == "keep" and r.old and any(len(w.group(0)) >= 4 for w in _words_in(r.old))
         ]
         if not keeps:
             raise NoCase("no line to vary")
@@ -1331,7 +1398,9 @@ def _b_dependent(rng: random.Random, src: Source, category: str, index: int) -> 
         lo = min(start, s2)
         hi = max(start + len(first.new_lines), s2 + len(second.new_lines))
         s3, n3 = pick_region(rng, lines2, (3, 7), avoid=(lo - 1, hi + 1))
-        third = Block(s3, make_rows(rng, lines2[s3 : s3 + n3], rng.choice(EDIT_KINDS), src.python, taken | _taken(lines2)))
+        third = Block(
+            s3, make_rows(rng, lines2[s3 : s3 + n3], rng.choice(EDIT_KINDS), src.python, taken | _taken(lines2))
+        )
         _check_model_copy(lines2, third, allow_exact=True)
         if occurrences(doc.lines, third.search) and not occurrences(lines1, third.search):
             raise NoCase("third block is ambiguous over time")
@@ -1371,7 +1440,9 @@ def _b_misremembered_changed(rng: random.Random, src: Source, category: str, ind
     if len(old_t) != len(new_t):
         raise NoCase("the change moved words")
     diff = [j for j in range(len(old_t)) if old_t[j] != new_t[j]]
-    keep = [j for j in range(len(old_t)) if old_t[j].strip() and all(abs(j - d) >= 2 for d in diff) and old_t[j] == new_t[j]]
+    keep = [
+        j for j in range(len(old_t)) if old_t[j].strip() and all(abs(j - d) >= 2 for d in diff) and old_t[j] == new_t[j]
+    ]
     if len(diff) != 1 or not keep:
         raise NoCase("no word to forget away from the change")
     j = rng.choice(keep)
@@ -1533,7 +1604,9 @@ def score(case: Case, result: editblocks.ApplyResult, actual: bytes) -> Outcome:
         if actual == case.before and statuses and all(s is EditStatus.FAILED for s in statuses):
             out.verdict = "refused"
         elif actual == case.before:
-            out.detail = f"file unchanged, but the block was reported {', '.join(s.value for s in statuses) or 'nowhere'}"
+            out.detail = (
+                f"file unchanged, but the block was reported {', '.join(s.value for s in statuses) or 'nowhere'}"
+            )
         else:
             out.detail = "changed a file whose edit must be refused"
         return out
@@ -1575,7 +1648,9 @@ def diff(case: Case, actual: bytes) -> str:
         return text.split("\n")
 
     out = []
-    for line in unified_diff(lines(case.intended), lines(actual), f"intended/{case.path}", f"actual/{case.path}", lineterm=""):
+    for line in unified_diff(
+        lines(case.intended), lines(actual), f"intended/{case.path}", f"actual/{case.path}", lineterm=""
+    ):
         out.append(line + "\n")
     if case.intended.endswith(b"\n") != actual.endswith(b"\n"):
         which = "intended" if not case.intended.endswith(b"\n") else "actual"

@@ -41,8 +41,12 @@ CORE_TESTS = [
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--paths", nargs="+", default=DEFAULT_PATHS, help="files or folders to mutate (relative to the project)")
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--paths", nargs="+", default=DEFAULT_PATHS, help="files or folders to mutate (relative to the project)"
+    )
     ap.add_argument("--tests", nargs="+", default=CORE_TESTS, help="test files run against each mutant")
     ap.add_argument("--children", type=int, default=2, help="mutants run at once")
     ap.add_argument("--list", action="store_true", help="also list the surviving mutants")
@@ -80,8 +84,10 @@ def main() -> int:
         killed, survived = stats.get("killed", 0), stats.get("survived", 0)
         timeout, suspicious, no_tests = stats.get("timeout", 0), stats.get("suspicious", 0), stats.get("no_tests", 0)
         checked = killed + survived + timeout + suspicious
-        print(f"mutants: {stats.get('total', checked + no_tests)}; killed {killed}, survived {survived}, timed out {timeout}, "
-              f"suspicious {suspicious}, not reached by the tests {no_tests}")
+        print(
+            f"mutants: {stats.get('total', checked + no_tests)}; killed {killed}, survived {survived}, timed out {timeout}, "
+            f"suspicious {suspicious}, not reached by the tests {no_tests}"
+        )
         if checked:
             print(f"killed (timeouts count as killed) among checked mutants: {(killed + timeout) / checked:.1%}")
         if args.list:

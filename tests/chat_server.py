@@ -128,7 +128,14 @@ class ChatServer:
                     event(chunk({"role": "assistant", "content": ""}))
                     for i, piece in enumerate(reply.pieces):
                         if reply.error_after is not None and i >= reply.error_after:
-                            event({"error": {"message": "the scripted server broke off the reply", "type": "server_error"}})
+                            event(
+                                {
+                                    "error": {
+                                        "message": "the scripted server broke off the reply",
+                                        "type": "server_error",
+                                    }
+                                }
+                            )
                             break
                         if reply.cut_after is not None and i >= reply.cut_after:
                             self.connection.shutdown(socket.SHUT_RDWR)

@@ -25,7 +25,14 @@ def test_accepts_text_parsed_response_and_block_list(root: Path) -> None:
 
 def test_hand_built_block_applies(root: Path) -> None:
     write_tree(root, {"a.py": "one\ntwo\nthree\n"})
-    block = EditBlock(file_path="a.py", anchor="one\n", old_lines="two\n", new_lines="2\n", trailing_anchor="three\n", format="edit-v2")
+    block = EditBlock(
+        file_path="a.py",
+        anchor="one\n",
+        old_lines="two\n",
+        new_lines="2\n",
+        trailing_anchor="three\n",
+        format="edit-v2",
+    )
     result = editblocks.apply_edits([block], root)
     assert [r.status for r in result.results] == [EditStatus.APPLIED]
     assert (root / "a.py").read_text() == "one\n2\nthree\n"
@@ -60,7 +67,9 @@ def test_unchanged_result_is_not_a_modified_file(root: Path) -> None:
 
 def test_matching_is_line_aligned(root: Path) -> None:
     # "value = 1" occurs inside line 1 and as the whole of line 2: only line 2 is a match.
-    result, files = apply_to(root, {"a.py": "my_value = 1\nvalue = 1\n"}, v2("a.py", "", "value = 1\n", "value = 2\n", ""))
+    result, files = apply_to(
+        root, {"a.py": "my_value = 1\nvalue = 1\n"}, v2("a.py", "", "value = 1\n", "value = 2\n", "")
+    )
     assert (result.results[0].status, result.results[0].estimated_line) == (EditStatus.APPLIED, 2)
     assert files["a.py"] == "my_value = 1\nvalue = 2\n"
     # A searched line never matches the end or start of a longer file line.
@@ -123,7 +132,16 @@ def test_empty_search_outside_aider_formats_is_still_a_create(root: Path) -> Non
 
 @pytest.mark.parametrize(
     "path",
-    ["../x.txt", "../../x.txt", "a/../../x.txt", "/tmp/editblocks-absolute-test.txt", ".git/config", ".git/hooks/post-checkout", "sub/.git/HEAD", "~/x.txt"],
+    [
+        "../x.txt",
+        "../../x.txt",
+        "a/../../x.txt",
+        "/tmp/editblocks-absolute-test.txt",
+        ".git/config",
+        ".git/hooks/post-checkout",
+        "sub/.git/HEAD",
+        "~/x.txt",
+    ],
 )
 def test_paths_leaving_the_root_are_refused(root: Path, path: str) -> None:
     outside_before = sorted(p.name for p in root.parent.parent.iterdir())
@@ -192,7 +210,11 @@ def test_missing_root_is_an_error(tmp_path: Path) -> None:
 
 
 def test_result_to_dict_is_json_ready(root: Path) -> None:
-    result, _ = apply_to(root, {"a.py": "x\n"}, "Run `git rm old.py`.\n\n" + sr("a.py", "x\n", "y\n") + sr("a.py", "zzz_nowhere\n", "q\n"))
+    result, _ = apply_to(
+        root,
+        {"a.py": "x\n"},
+        "Run `git rm old.py`.\n\n" + sr("a.py", "x\n", "y\n") + sr("a.py", "zzz_nowhere\n", "q\n"),
+    )
     data = json.loads(json.dumps(result.to_dict()))
     assert data["format"] == "diff"
     assert data["files_modified"] == ["a.py"]
@@ -218,7 +240,9 @@ def test_ok_is_false_without_blocks(root: Path) -> None:
 
 def test_inserting_a_blank_line_is_applied_not_reported_as_already_applied(root: Path) -> None:
     """The newline ending the previous line is not an inserted blank line that is already there."""
-    result, files = apply_to(root, {"g.py": "def f():\n    return 1\n"}, sr("g.py", "    return 1\n", "\n    return 1\n"))
+    result, files = apply_to(
+        root, {"g.py": "def f():\n    return 1\n"}, sr("g.py", "    return 1\n", "\n    return 1\n")
+    )
     assert result.results[0].status is EditStatus.APPLIED, result.results[0].reason
     assert files["g.py"] == "def f():\n\n    return 1\n"
 

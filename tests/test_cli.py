@@ -69,7 +69,9 @@ def test_exit_1_when_a_block_was_skipped(project: Path, tmp_path: Path) -> None:
 
 def test_exit_2_when_reply_has_no_blocks(project: Path, tmp_path: Path) -> None:
     before = read_tree(project)
-    code, out, err = run("apply", str(write_reply(tmp_path, "Sure, here is an explanation without edits.\n")), "--root", str(project))
+    code, out, err = run(
+        "apply", str(write_reply(tmp_path, "Sure, here is an explanation without edits.\n")), "--root", str(project)
+    )
     assert code == 2
     assert "no edit blocks" in err
     assert read_tree(project) == before
@@ -138,7 +140,13 @@ def test_json_output_keys(project: Path, tmp_path: Path) -> None:
     for row in data["results"]:
         assert set(row) >= RESULT_KEYS
     first, second = data["results"]
-    assert (first["file_path"], first["strategy"], first["estimated_line"], first["reply_line"], first["reason"]) == ("a.py", "exact", 1, 5, None)
+    assert (first["file_path"], first["strategy"], first["estimated_line"], first["reply_line"], first["reason"]) == (
+        "a.py",
+        "exact",
+        1,
+        5,
+        None,
+    )
     assert second["file_path"] == "b.py" and "not found" in second["reason"].lower()
 
 
@@ -259,10 +267,20 @@ def test_a_flood_of_warnings_prints_twenty_and_a_count(tmp_path: Path) -> None:
     reply = "a.py\n```\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n" + ">>>>>>> REPLACE\n" * 25_000
     (tmp_path / "a.py").write_text("x = 1\n")
     (tmp_path / "reply.md").write_text(reply)
-    run = subprocess.run([sys.executable, "-m", "editblocks", "apply", "reply.md", "--no-diff"], cwd=tmp_path, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "editblocks", "apply", "reply.md", "--no-diff"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     shown = [line for line in (run.stdout + run.stderr).splitlines() if line.startswith("warning:")]
     assert len(shown) == 20 and "more warning" in run.stdout + run.stderr
-    as_json = subprocess.run([sys.executable, "-m", "editblocks", "apply", "reply.md", "--json", "--dry-run"], cwd=tmp_path, capture_output=True, text=True)
+    as_json = subprocess.run(
+        [sys.executable, "-m", "editblocks", "apply", "reply.md", "--json", "--dry-run"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     assert len(json.loads(as_json.stdout)["warnings"]) > 20
 
 
@@ -271,10 +289,22 @@ def test_a_truncated_reply_on_standard_input_exits_1(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("x = 1\n")
     (tmp_path / "b.py").write_text("y = 1\n")
     reply = sr("a.py", "x = 1\n", "x = 2\n") + "\nb.py\n```\n<<<<<<< SEARCH\ny = 1\n=======\ny = 2\n"
-    run = subprocess.run([sys.executable, "-m", "editblocks", "apply", "-", "--json"], cwd=tmp_path, input=reply, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "editblocks", "apply", "-", "--json"],
+        cwd=tmp_path,
+        input=reply,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 1, run.stderr
     data = json.loads(run.stdout)
     assert data["ok"] is False and any(w["in_reply"] and "truncated" in w["message"] for w in data["warnings"])
     assert (tmp_path / "a.py").read_text() == "x = 2\n" and (tmp_path / "b.py").read_text() == "y = 1\n"
-    atomic = subprocess.run([sys.executable, "-m", "editblocks", "apply", "-", "--atomic"], cwd=tmp_path, input=reply.replace("x = 1", "x = 2").replace("x = 2\n>", "x = 3\n>"), capture_output=True, text=True)
+    atomic = subprocess.run(
+        [sys.executable, "-m", "editblocks", "apply", "-", "--atomic"],
+        cwd=tmp_path,
+        input=reply.replace("x = 1", "x = 2").replace("x = 2\n>", "x = 3\n>"),
+        capture_output=True,
+        text=True,
+    )
     assert atomic.returncode == 1 and (tmp_path / "a.py").read_text() == "x = 2\n"

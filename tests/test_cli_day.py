@@ -187,7 +187,10 @@ def test_json_carries_the_feedback_message(project: Path, tmp_path: Path) -> Non
     [
         ("a.py\n```\n<<<<<<< SEARCH\n=======\nnew\n>>>>>>> REPLACE\n```\n", "put the lines to replace in SEARCH"),
         ("*** Begin Patch\n*** Add File: a.py\n+new\n*** End Patch\n", "*** Update File with context lines"),
-        ("```diff\n--- /dev/null\n+++ b/a.py\n@@ -0,0 +1 @@\n+new\n```\n", "hunk (--- a/path, +++ b/path) with context lines"),
+        (
+            "```diff\n--- /dev/null\n+++ b/a.py\n@@ -0,0 +1 @@\n+new\n```\n",
+            "hunk (--- a/path, +++ b/path) with context lines",
+        ),
     ],
 )
 def test_creating_an_existing_file_says_how_in_the_formats_own_words(tmp_path: Path, reply: str, words: str) -> None:
@@ -234,7 +237,9 @@ def test_a_whole_file_reply_says_how_to_apply_it(tmp_path: Path, how: str) -> No
     assert code == 0 and (root / "src/a.py").read_text() == "def f():\n    return 3\n"
 
 
-def test_match_ast_without_the_extra_is_a_usage_error_naming_it(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_match_ast_without_the_extra_is_a_usage_error_naming_it(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setitem(sys.modules, "tree_sitter", None)
     code, _, err = run("apply", str(reply_file(tmp_path, TWO)), "--root", str(project), "--match", "ast")
     assert code == 2
@@ -318,7 +323,9 @@ def test_undo_refuses_when_later_commits_follow_the_applys_commit(repo: Path, tm
     assert (repo / "a.py").read_text() == "x = 2\n" and (repo / "new.py").exists()
 
 
-def test_undo_list_shows_when_which_reply_and_files_and_drops_applies_whose_files_are_gone(repo: Path, tmp_path: Path) -> None:
+def test_undo_list_shows_when_which_reply_and_files_and_drops_applies_whose_files_are_gone(
+    repo: Path, tmp_path: Path
+) -> None:
     run("apply", str(reply_file(tmp_path, sr("new.py", "", "z = 1\n"))), "--root", str(repo))
     run("apply", "-", "--root", str(repo), input="Make x two.\n\n" + sr("a.py", "x = 1\n", "x = 2\n"))
     code, out, _ = run("undo", "--list", "--root", str(repo))
@@ -332,7 +339,9 @@ def test_undo_list_shows_when_which_reply_and_files_and_drops_applies_whose_file
     assert len(out.splitlines()) == 1 and "new.py" not in out
 
 
-def test_from_a_subfolder_the_root_defaults_to_the_repositorys_top_level(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_from_a_subfolder_the_root_defaults_to_the_repositorys_top_level(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(repo / "src" / "pkg")
     reply = reply_file(tmp_path, sr("src/pkg/util.py", "    return 1\n", "    return 2\n"))
     code, _, err = run("apply", "-q", str(reply))
@@ -342,7 +351,9 @@ def test_from_a_subfolder_the_root_defaults_to_the_repositorys_top_level(repo: P
     assert not (repo / "src/pkg/src").exists()
 
 
-def test_from_a_subfolder_paths_under_it_stay_there(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_from_a_subfolder_paths_under_it_stay_there(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(repo / "src" / "pkg")
     code, _, err = run("apply", "-q", str(reply_file(tmp_path, sr("util.py", "    return 1\n", "    return 3\n"))))
     assert code == 0 and "top level" not in err
@@ -355,9 +366,18 @@ def test_from_a_subfolder_paths_under_it_stay_there(repo: Path, tmp_path: Path, 
 # -- 6. configuration ----------------------------------------------------------------------------
 
 
-def test_settings_come_from_pyproject_then_the_environment_then_flags(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_settings_come_from_pyproject_then_the_environment_then_flags(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     project = tmp_path / "proj"
-    write_tree(project, {"pyproject.toml": '[tool.editblocks]\natomic = true\nroot = "code"\nmatch = "exact"\n', "code/a.py": "x = 1\n", "code/b.py": "y = 1\n"})
+    write_tree(
+        project,
+        {
+            "pyproject.toml": '[tool.editblocks]\natomic = true\nroot = "code"\nmatch = "exact"\n',
+            "code/a.py": "x = 1\n",
+            "code/b.py": "y = 1\n",
+        },
+    )
     monkeypatch.chdir(project)
     for key in ("ROOT", "FORMAT", "MATCH", "ATOMIC", "CONTINUE_AFTER_FAILURE", "MODEL", "BASE_URL"):
         monkeypatch.delenv(f"EDITBLOCKS_{key}", raising=False)
@@ -413,7 +433,12 @@ def test_the_version_lives_in_one_place_and_version_prints_it() -> None:
 
 def test_readme_documents_installing_completion_version_and_every_exit_status() -> None:
     readme = (REPO / "README.md").read_text()
-    for text in ("pipx install .", "uv tool install .", "_EDITBLOCKS_COMPLETE=bash_source editblocks", "editblocks --version"):
+    for text in (
+        "pipx install .",
+        "uv tool install .",
+        "_EDITBLOCKS_COMPLETE=bash_source editblocks",
+        "editblocks --version",
+    ):
         assert text in readme, text
     for status in ("| 0 |", "| 1 |", "| 2 |", "| 3 |", "| 130 |"):
         assert status in readme, status
@@ -425,7 +450,10 @@ def test_readme_documents_installing_completion_version_and_every_exit_status() 
 def test_shell_completion_script_is_generated() -> None:
     out = subprocess.run(
         [sys.executable, "-c", "from editblocks.cli import main; main(prog_name='editblocks')"],
-        env={**os.environ, "_EDITBLOCKS_COMPLETE": "bash_source"}, capture_output=True, text=True, timeout=60,
+        env={**os.environ, "_EDITBLOCKS_COMPLETE": "bash_source"},
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert "_editblocks_completion" in out.stdout
 
@@ -437,7 +465,15 @@ def test_the_site_has_a_guide_per_face_and_a_page_per_format() -> None:
     from editblocks.formats import FORMATS
 
     site = (REPO / "mkdocs.yml").read_text()
-    for page in ("guide/cli.md", "guide/python.md", "guide/review.md", "guide/mcp.md", "guide/run.md", "matching.md", "reference.md"):
+    for page in (
+        "guide/cli.md",
+        "guide/python.md",
+        "guide/review.md",
+        "guide/mcp.md",
+        "guide/run.md",
+        "matching.md",
+        "reference.md",
+    ):
         assert page in site and (REPO / "docs" / page).is_file(), page
     pages = {p.stem: p.read_text() for p in (REPO / "docs" / "formats").glob("*.md")}
     for name in FORMATS:
@@ -453,7 +489,10 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     pytest.importorskip("mkdocstrings")
     out = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")],
-        cwd=REPO, capture_output=True, text=True, timeout=300,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "site" / "formats" / "udiff" / "index.html").is_file()

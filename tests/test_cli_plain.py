@@ -21,7 +21,9 @@ _TEXT = st.text(alphabet=st.sampled_from(list("ab [/]\\#@=:x")), max_size=40)
 
 def _rich_plain(text: str, markup: bool = True) -> str:
     out = io.StringIO()
-    Console(file=out, color_system=None, highlight=False, emoji=False, soft_wrap=True, width=10_000).print(text, markup=markup)
+    Console(file=out, color_system=None, highlight=False, emoji=False, soft_wrap=True, width=10_000).print(
+        text, markup=markup
+    )
     return out.getvalue()
 
 
@@ -91,7 +93,9 @@ def test_a_terminal_whose_encoding_lacks_a_character_gets_an_escape_not_a_crash(
     (tmp_path / "r.md").write_text("new_\u2603.py\n```python\n<<<<<<< SEARCH\n=======\nx = 1\n>>>>>>> REPLACE\n```\n")
     env = {**os.environ, "PYTHONIOENCODING": "cp1252", "FORCE_COLOR": "1", "COLUMNS": "200"}
     env.pop("NO_COLOR", None)
-    done = subprocess.run([sys.executable, "-m", "editblocks", "apply", "r.md"], cwd=tmp_path, capture_output=True, env=env)
+    done = subprocess.run(
+        [sys.executable, "-m", "editblocks", "apply", "r.md"], cwd=tmp_path, capture_output=True, env=env
+    )
     assert done.returncode == 0, done.stderr.decode("cp1252", "replace")
     assert b"Traceback" not in done.stderr and b"\\u2603" in done.stdout
     assert (tmp_path / "new_\u2603.py").read_text() == "x = 1\n"

@@ -67,7 +67,9 @@ def test_every_pair_of_formats_round_trips_on_the_scenario_corpus(case: Path) ->
     assert converted or all(b.other_splits for b in source), "no format could express any block of this reply"
 
 
-def _apply_copy(case: Path, tmp: Path, reply: str, **options: object) -> tuple[editblocks.ApplyResult, dict[str, bytes]]:
+def _apply_copy(
+    case: Path, tmp: Path, reply: str, **options: object
+) -> tuple[editblocks.ApplyResult, dict[str, bytes]]:
     root = tmp / "project"
     if root.exists():
         shutil.rmtree(root)
@@ -95,7 +97,9 @@ def test_converted_with_the_project_applies_the_same(case: Path, tmp_path: Path)
                 failed = set()  # refused by an apply option that a conversion does not have
             for target in TARGETS:
                 done = convert_reply(reply, target, root=tmp_path / "project", format=options.get("format"))
-                named = {m.group(1) for m in re.finditer(r"block at reply line (\d+)", " ".join(done.notes + done.problems))}
+                named = {
+                    m.group(1) for m in re.finditer(r"block at reply line (\d+)", " ".join(done.notes + done.problems))
+                }
                 assert failed <= named, (target, done.notes, done.problems)
             return
         reply = "\n".join(FORMATS[b.format].render(b) for b in kept)
@@ -114,8 +118,18 @@ def test_converted_with_the_project_applies_the_same(case: Path, tmp_path: Path)
         if done.problems or done.notes:
             continue
         compared += 1
-        result, converted = _apply_copy(case, tmp_path, done.text, format=target, continue_after_failure=options.get("continue_after_failure", False))
-        assert all(r.status.value == "applied" for r in result.results), (target, [r.reason for r in result.results], done.text)
+        result, converted = _apply_copy(
+            case,
+            tmp_path,
+            done.text,
+            format=target,
+            continue_after_failure=options.get("continue_after_failure", False),
+        )
+        assert all(r.status.value == "applied" for r in result.results), (
+            target,
+            [r.reason for r in result.results],
+            done.text,
+        )
         assert converted == files, (target, done.text)
     # A conversion that converts nothing would compare nothing: every such reply converts to some format.
     sketches = all(b.sketch for b in parse_response(reply, options.get("format")).blocks)
@@ -154,7 +168,7 @@ def test_convert_with_root_resolves_and_numbers(tmp_path: Path) -> None:
     assert "@@ -4,4 +4,4 @@\n \n def b():\n     y = 2\n-    return y\n+    return y + 1\n" in text
     whole = convert(reply, "whole", root=tmp_path)
     assert whole.endswith("def b():\n    y = 2\n    return y + 1\n```\n")
-    insertion = "*** Begin Patch\n*** Update File: m.py\n@@ def a():\n+    \"\"\"A.\"\"\"\n*** End Patch\n"
+    insertion = '*** Begin Patch\n*** Update File: m.py\n@@ def a():\n+    """A."""\n*** End Patch\n'
     with pytest.raises(ConversionError, match="give --root"):
         convert(insertion, "diff")
     assert 'def a():\n=======\ndef a():\n    """A."""\n' in convert(insertion, "diff", root=tmp_path)
@@ -195,10 +209,14 @@ def test_cli_convert(tmp_path: Path) -> None:
     empty.write_text("Just prose.\n")
     assert runner.invoke(main, ["convert", str(empty), "--to", "udiff"]).exit_code == 2
     write_tree(tmp_path / "proj", {"a.py": "x = 1\n"})
-    whole = runner.invoke(main, ["convert", str(tmp_path / "one.md"), "--to", "whole", "--root", str(tmp_path / "proj")])
+    whole = runner.invoke(
+        main, ["convert", str(tmp_path / "one.md"), "--to", "whole", "--root", str(tmp_path / "proj")]
+    )
     assert whole.exit_code == 2  # the reply file is missing
     (tmp_path / "one.md").write_text(EDIT)
-    whole = runner.invoke(main, ["convert", str(tmp_path / "one.md"), "--to", "whole", "--root", str(tmp_path / "proj")])
+    whole = runner.invoke(
+        main, ["convert", str(tmp_path / "one.md"), "--to", "whole", "--root", str(tmp_path / "proj")]
+    )
     assert whole.exit_code == 0 and whole.stdout == "a.py\n```\nx = 2\n```\n"
     assert split_reply(whole.stdout) == ["a.py", "```", "x = 2", "```"]
 

@@ -19,7 +19,9 @@ from .helpers import read_tree, sr, write_tree
 SCENARIOS = Path(__file__).parent / "scenarios"
 CASES = sorted(p for p in SCENARIOS.iterdir() if p.is_dir() and (p / "reply.md").is_file())
 
-pytestmark = pytest.mark.skipif(shutil.which("patch") is None or shutil.which("git") is None, reason="needs git and patch")
+pytestmark = pytest.mark.skipif(
+    shutil.which("patch") is None or shutil.which("git") is None, reason="needs git and patch"
+)
 
 
 def convert(reply: Path, root: Path, *extra: str) -> tuple[int, str]:
@@ -67,7 +69,9 @@ def test_three_lines_of_context_true_line_numbers_and_crlf_kept(tmp_path: Path) 
     reply.write_text(sr("a.txt", "line 10\n", "line ten\n") + sr("b.txt", "one\n", "uno\n") + sr("c.txt", "", "new\n"))
     code, out = convert(reply, root)
     assert code == 0
-    assert out.startswith("--- a/a.txt\n+++ b/a.txt\n@@ -7,7 +7,7 @@\n line 7\r\n line 8\r\n line 9\r\n-line 10\r\n+line ten\r\n line 11\r\n")
+    assert out.startswith(
+        "--- a/a.txt\n+++ b/a.txt\n@@ -7,7 +7,7 @@\n line 7\r\n line 8\r\n line 9\r\n-line 10\r\n+line ten\r\n line 11\r\n"
+    )
     assert "--- a/b.txt\n+++ b/b.txt\n@@ -1,2 +1,2 @@\n-one\n+uno\n two\n" in out
     assert "--- /dev/null\n+++ b/c.txt\n@@ -0,0 +1 @@\n+new\n" in out
     accepted(out, root)

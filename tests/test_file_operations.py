@@ -106,7 +106,9 @@ def test_delete_of_a_changed_file_is_refused_under_drift(root: Path) -> None:
     assert res.status is EditStatus.FAILED and "not deleted" in (res.reason or "")
     assert (root / "src" / "a.py").exists()
     moved = apply_edits(
-        "*** Begin Patch\n*** Update File: src/a.py\n*** Move to: src/z.py\n*** End Patch\n", root, base={"src/a.py": "a = 0\n"}
+        "*** Begin Patch\n*** Update File: src/a.py\n*** Move to: src/z.py\n*** End Patch\n",
+        root,
+        base={"src/a.py": "a = 0\n"},
     )
     assert moved.results[0].status is EditStatus.FAILED and not (root / "src" / "z.py").exists()
     assert moved.files_modified == []
@@ -122,7 +124,10 @@ def test_streamed_reply_deletes_and_moves_the_same(root: Path) -> None:
 
 def test_blocks_as_objects(root: Path) -> None:
     write_tree(root, FILES)
-    blocks = [EditBlock("keep.txt", move_to="moved/keep.txt"), EditBlock("moved/keep.txt", old_lines="keep\n", new_lines="kept\n")]
+    blocks = [
+        EditBlock("keep.txt", move_to="moved/keep.txt"),
+        EditBlock("moved/keep.txt", old_lines="keep\n", new_lines="kept\n"),
+    ]
     result = apply_edits(blocks, root)
     assert result.ok and (root / "moved" / "keep.txt").read_text() == "kept\n"
 
@@ -166,8 +171,10 @@ def test_cli_check_shows_kinds(tmp_path: Path) -> None:
 def test_links_are_not_deleted_or_moved(root: Path) -> None:
     write_tree(root, FILES)
     os.symlink("keep.txt", root / "link.txt")
-    for reply in ("*** Begin Patch\n*** Delete File: link.txt\n*** End Patch\n",
-                  "*** Begin Patch\n*** Update File: link.txt\n*** Move to: moved.txt\n*** End Patch\n"):
+    for reply in (
+        "*** Begin Patch\n*** Delete File: link.txt\n*** End Patch\n",
+        "*** Begin Patch\n*** Update File: link.txt\n*** Move to: moved.txt\n*** End Patch\n",
+    ):
         (res,) = apply_edits(reply, root).results
         assert res.status is EditStatus.FAILED and "symbolic link" in (res.reason or "")
     assert (root / "link.txt").is_symlink() and (root / "keep.txt").read_text() == "keep\n"

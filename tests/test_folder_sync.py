@@ -22,7 +22,9 @@ def test_one_folder_sync_per_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     for name in ("a", "b", "c"):
         (tmp_path / "pkg" / f"{name}.py").write_text(f"{name} = 1\n")
     (tmp_path / "top.py").write_text("top = 1\n")
-    reply = "".join(_block(f"pkg/{n}.py", f"{n} = 1", f"{n} = 2") for n in "abc") + _block("top.py", "top = 1", "top = 2")
+    reply = "".join(_block(f"pkg/{n}.py", f"{n} = 1", f"{n} = 2") for n in "abc") + _block(
+        "top.py", "top = 1", "top = 2"
+    )
     synced: Counter[int] = Counter()
     real_fsync = os.fsync
 

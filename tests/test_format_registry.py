@@ -47,7 +47,9 @@ class PercentParser(LineParser):
         if word == "end" and self._sep:
             old = "".join(x + "\n" for x in self.lines[self._start : self._sep - 1])
             new = "".join(x + "\n" for x in self.lines[self._sep : lineno - 1])
-            block = make_block(self._path, old_lines=old, new_lines=new, format="percent", line_number=self._start, end_line=lineno)
+            block = make_block(
+                self._path, old_lines=old, new_lines=new, format="percent", line_number=self._start, end_line=lineno
+            )
             self._start = 0
             return [block]
         return []
@@ -115,7 +117,10 @@ def test_a_registered_format_is_read_applied_and_converted(tmp_path: Path, perce
     )
     # Detected and read in a reply that does not name its format, beside another format's block.
     mixed = REPLY + "\nnotes.txt\n```\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n```\n"
-    assert [(b.format, b.file_path) for b in editblocks.parse_response(mixed).blocks] == [("percent", "calc.py"), ("diff", "notes.txt")]
+    assert [(b.format, b.file_path) for b in editblocks.parse_response(mixed).blocks] == [
+        ("percent", "calc.py"),
+        ("diff", "notes.txt"),
+    ]
     # Streamed in small pieces, the same block.
     from editblocks.reading.stream import StreamParser
 
@@ -136,7 +141,10 @@ def test_a_registered_format_is_read_applied_and_converted(tmp_path: Path, perce
     # A deletion it cannot express is refused by its own declaration.
     deleting = "*** Begin Patch\n*** Delete File: calc.py\n*** End Patch\n"
     refused = editblocks.convert_reply(deleting, "percent")
-    assert refused.text == "" and "deletes the file, which percent cannot express (patch and udiff can)" in refused.problems[0]
+    assert (
+        refused.text == ""
+        and "deletes the file, which percent cannot express (patch and udiff can)" in refused.problems[0]
+    )
     # No prompt texts were written for it: asking for them says so.
     with pytest.raises(MissingPromptError):
         editblocks.prompts.system_prompt("percent")

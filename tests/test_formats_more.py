@@ -70,8 +70,15 @@ def test_patch_blocks() -> None:
     blocks = blocks_of(PATCH)
     got = [(b.file_path, b.kind, b.old_lines, b.new_lines, b.scope, b.at_end, b.move_to) for b in blocks]
     assert got == [
-        ("src/app.py", "edit", "        self.start()\n        self.wait()\n\n        self.stop()\n",
-         "        self.start()\n        self.wait(timeout=5)\n\n        self.stop()\n", ("class App:", "    def run(self):"), False, None),
+        (
+            "src/app.py",
+            "edit",
+            "        self.start()\n        self.wait()\n\n        self.stop()\n",
+            "        self.start()\n        self.wait(timeout=5)\n\n        self.stop()\n",
+            ("class App:", "    def run(self):"),
+            False,
+            None,
+        ),
         # The move comes with the file's last chunk: it happens only when every chunk applied.
         ("src/app.py", "move", "DEBUG = True\n", "DEBUG = False\n", (), False, "src/main.py"),
         ("src/new.py", "create", "", "first\n\nthird\n", (), False, None),
@@ -171,8 +178,13 @@ def test_udiff_blocks() -> None:
     got = [(b.file_path, b.kind, b.old_lines, b.new_lines, b.hint_line) for b in blocks]
     assert got == [
         # The empty line before the next '@@' ends the hunk: it is not context.
-        ("src/app.py", "edit", "    def run(self):\n        self.start()\n        self.wait()\n",
-         "    def run(self):\n        self.start()\n        self.wait(timeout=5)\n        self.log()\n", 10),
+        (
+            "src/app.py",
+            "edit",
+            "    def run(self):\n        self.start()\n        self.wait()\n",
+            "    def run(self):\n        self.start()\n        self.wait(timeout=5)\n        self.log()\n",
+            10,
+        ),
         # '--- y' then '+++ z' inside a hunk whose counts are not met: a removed and an added line
         # ('-- y', '++ z'), and the hint is moved by the line the first hunk added.
         ("src/app.py", "edit", "x = 1\n-- y\nw = 2\n", "x = 1\n++ z\nw = 2\n", 31),
@@ -278,7 +290,11 @@ def test_udiff_no_newline_at_end_of_file_is_honoured(tmp_path: Path, before: str
     rendered = get_format("udiff").render(block)
     assert rendered.count("No newline at end of file") == (1 if block.no_final_newline else 0)
     (again,) = blocks_of(rendered)
-    assert (again.old_lines, again.new_lines, again.no_final_newline) == (block.old_lines, block.new_lines, block.no_final_newline)
+    assert (again.old_lines, again.new_lines, again.no_final_newline) == (
+        block.old_lines,
+        block.new_lines,
+        block.no_final_newline,
+    )
 
 
 def test_udiff_new_file_without_final_newline(tmp_path: Path) -> None:
@@ -344,8 +360,16 @@ def test_whole_block_holding_edit_markers_is_refused() -> None:
 
 @pytest.mark.parametrize(
     "line",
-    ["// ... rest of code", "# ... existing code ...", "    # ...", "/* ... */", "// rest of the code stays the same",
-     "# existing methods", "<!-- ... -->", "    // ... other methods unchanged"],
+    [
+        "// ... rest of code",
+        "# ... existing code ...",
+        "    # ...",
+        "/* ... */",
+        "// rest of the code stays the same",
+        "# existing methods",
+        "<!-- ... -->",
+        "    // ... other methods unchanged",
+    ],
 )
 def test_partial_whole_file_lines(line: str) -> None:
     assert partial_reason(f"a = 1\n{line}\nb = 2\n", "a = 1\nold\nb = 2\n") is not None
@@ -397,7 +421,9 @@ def test_cline_malformed() -> None:
 
 
 def test_roo_hint_lines_are_not_searched_for() -> None:
-    text = "a.py\n<<<<<<< SEARCH\n:start_line:12\n:end_line:13\n-------\nx = 1\n-------\n=======\nx = 2\n>>>>>>> REPLACE\n"
+    text = (
+        "a.py\n<<<<<<< SEARCH\n:start_line:12\n:end_line:13\n-------\nx = 1\n-------\n=======\nx = 2\n>>>>>>> REPLACE\n"
+    )
     (block,) = blocks_of(text)
     assert (block.old_lines, block.new_lines, block.hint_line) == ("x = 1\n-------\n", "x = 2\n", 12)
     assert streamed(text, size=1) == [block]
@@ -415,10 +441,35 @@ def test_roo_hint_lines_are_not_searched_for() -> None:
 @pytest.mark.parametrize("fmt", [None, "patch", "udiff", "cline", "whole"])
 def test_marker_soup_never_raises(fmt: str | None) -> None:
     lines = [
-        "*** Begin Patch", "*** Update File: a.py", "*** Move to: b.py", "@@", "@@ def f():", " x", "-y", "+z", "",
-        "*** End of File", "*** Add File: c.py", "*** Delete File: d.py", "*** End Patch", "--- a/a.py", "+++ b/a.py",
-        "@@ -1,2 +1,3 @@", "--- /dev/null", "+++ /dev/null", "diff --git a/a b/b", "rename from a", "rename to b",
-        "------- SEARCH", "=======", "+++++++ REPLACE", "<path>a.py</path>", "```", "```diff", "a.py", "\\ No newline",
+        "*** Begin Patch",
+        "*** Update File: a.py",
+        "*** Move to: b.py",
+        "@@",
+        "@@ def f():",
+        " x",
+        "-y",
+        "+z",
+        "",
+        "*** End of File",
+        "*** Add File: c.py",
+        "*** Delete File: d.py",
+        "*** End Patch",
+        "--- a/a.py",
+        "+++ b/a.py",
+        "@@ -1,2 +1,3 @@",
+        "--- /dev/null",
+        "+++ /dev/null",
+        "diff --git a/a b/b",
+        "rename from a",
+        "rename to b",
+        "------- SEARCH",
+        "=======",
+        "+++++++ REPLACE",
+        "<path>a.py</path>",
+        "```",
+        "```diff",
+        "a.py",
+        "\\ No newline",
     ]
     import random
 

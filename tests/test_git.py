@@ -38,7 +38,11 @@ def staged(root: Path) -> list[str]:
 
 
 def test_git_add_stages_modified_and_created_files(repo: Path) -> None:
-    reply = sr("src/app.py", "x = 1\n", "x = 2\n") + sr("src/new.py", "", "NEW = 1\n") + sr("README.md", "no such line\n", "x\n")
+    reply = (
+        sr("src/app.py", "x = 1\n", "x = 2\n")
+        + sr("src/new.py", "", "NEW = 1\n")
+        + sr("README.md", "no such line\n", "x\n")
+    )
     result = editblocks.apply_edits(reply, repo, git_add=True)
     assert [r.status.value for r in result.results] == ["applied", "applied", "failed"]
     assert staged(repo) == ["src/app.py", "src/new.py"]

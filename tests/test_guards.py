@@ -36,7 +36,11 @@ def _file(*middle: str) -> str:
 def test_a_changed_line_must_resemble_its_file_line() -> None:
     """SEARCH's changed line is compared with the file line fuzzy matching maps it to: below the
     least similarity the edit is refused, even where a word-level merge would go through."""
-    context = ["alpha_value = load_alpha(config)\n", "beta_value = load_beta(config)\n", "gamma_value = load_gamma(config)\n"]
+    context = [
+        "alpha_value = load_alpha(config)\n",
+        "beta_value = load_beta(config)\n",
+        "gamma_value = load_gamma(config)\n",
+    ]
     recalled = "result = combine(alpha_value, beta_value)"
     changed = "result = combine(alpha_value, beta_value, gamma_value)"
     near = recalled + "  # sum"
@@ -44,11 +48,18 @@ def test_a_changed_line_must_resemble_its_file_line() -> None:
     assert line_similarity(recalled, near) >= CHANGED_LINE_SIMILARITY > line_similarity(recalled, far)
     for file_line, ok in ((near, True), (far, False)):
         text = _file(*context, file_line + "\n", "return result\n")
-        found = locate(text, "".join(context) + recalled + "\nreturn result\n", "".join(context) + changed + "\nreturn result\n", level="fuzzy")
+        found = locate(
+            text,
+            "".join(context) + recalled + "\nreturn result\n",
+            "".join(context) + changed + "\nreturn result\n",
+            level="fuzzy",
+        )
         assert isinstance(found, Match) is ok, found
         if isinstance(found, Match):
             merged = file_line.replace(recalled, changed)
-            assert text[: found.start] + found.replacement + text[found.end :] == _file(*context, merged + "\n", "return result\n")
+            assert text[: found.start] + found.replacement + text[found.end :] == _file(
+                *context, merged + "\n", "return result\n"
+            )
 
 
 # -- insertion applied before ------------------------------------------------------------------------
@@ -163,14 +174,46 @@ def test_fuzzy_margin_refuses_two_close_regions() -> None:
 @pytest.mark.parametrize(
     ("name", "file_lines", "search", "replace", "expected"),
     [
-        ("whitespace", ["    a = 1   \n", "    b = 2\n"], "    a = 1\n    b = 2\n", "    a = 1\n    b = 3\n", ["    a = 1   \n", "    b = 3\n"]),
-        ("indentation", ["        a = 1\n", "        b = 2\n"], "a = 1\nb = 2\n", "a = 1\nb = 3\n", ["        a = 1\n", "        b = 3\n"]),
-        ("blank-lines", ["    a = 1\n", "    b = 2\n"], "\n    a = 1\n    b = 2\n", "\n    a = 1\n    b = 3\n", ["    a = 1\n", "    b = 3\n"]),
-        ("unicode", ["    say(\u201chi\u201d)\n", "    b = 2\n"], '    say("hi")\n    b = 2\n', '    say("hi")\n    b = 3\n', ["    say(\u201chi\u201d)\n", "    b = 3\n"]),
-        ("elision", ["    a = 1\n", "    x = 9\n", "    b = 2\n"], "    a = 1\n    ...\n    b = 2\n", "    a = 1\n    ...\n    b = 3\n", ["    a = 1\n", "    x = 9\n", "    b = 3\n"]),
+        (
+            "whitespace",
+            ["    a = 1   \n", "    b = 2\n"],
+            "    a = 1\n    b = 2\n",
+            "    a = 1\n    b = 3\n",
+            ["    a = 1   \n", "    b = 3\n"],
+        ),
+        (
+            "indentation",
+            ["        a = 1\n", "        b = 2\n"],
+            "a = 1\nb = 2\n",
+            "a = 1\nb = 3\n",
+            ["        a = 1\n", "        b = 3\n"],
+        ),
+        (
+            "blank-lines",
+            ["    a = 1\n", "    b = 2\n"],
+            "\n    a = 1\n    b = 2\n",
+            "\n    a = 1\n    b = 3\n",
+            ["    a = 1\n", "    b = 3\n"],
+        ),
+        (
+            "unicode",
+            ["    say(\u201chi\u201d)\n", "    b = 2\n"],
+            '    say("hi")\n    b = 2\n',
+            '    say("hi")\n    b = 3\n',
+            ["    say(\u201chi\u201d)\n", "    b = 3\n"],
+        ),
+        (
+            "elision",
+            ["    a = 1\n", "    x = 9\n", "    b = 2\n"],
+            "    a = 1\n    ...\n    b = 2\n",
+            "    a = 1\n    ...\n    b = 3\n",
+            ["    a = 1\n", "    x = 9\n", "    b = 3\n"],
+        ),
     ],
 )
-def test_each_tolerant_strategy_on_its_own(name: str, file_lines: list[str], search: str, replace: str, expected: list[str]) -> None:
+def test_each_tolerant_strategy_on_its_own(
+    name: str, file_lines: list[str], search: str, replace: str, expected: list[str]
+) -> None:
     text = _file(*file_lines)
     found = locate(text, search, replace, level="tolerant")
     assert isinstance(found, Match) and found.strategy == name, found
@@ -188,7 +231,9 @@ def test_a_misremembered_deletion_is_not_already_applied(tmp_path: Path, level: 
     # REPLACE (the kept line) is in the file, SEARCH is not, only because its second line has a
     # typo: the line the edit deletes is still there, so the edit was never made.
     (tmp_path / "app.py").write_text(_MAIN)
-    block = EditBlock("app.py", "    load_config(path)\n    warm_caches(config, verbose=True)\n", "    load_config(path)\n")
+    block = EditBlock(
+        "app.py", "    load_config(path)\n    warm_caches(config, verbose=True)\n", "    load_config(path)\n"
+    )
     result = editblocks.apply_edits([block], tmp_path, match=level)
     (res,) = result.results
     assert res.status is EditStatus.FAILED and not result.ok
@@ -198,7 +243,9 @@ def test_a_misremembered_deletion_is_not_already_applied(tmp_path: Path, level: 
 def test_a_replacement_found_in_another_function_is_not_already_applied(tmp_path: Path) -> None:
     text = "def f(items):\n    total = compute_total(items)\n    log(total)\n    return total\n\n\ndef g():\n    return None\n"
     (tmp_path / "app.py").write_text(text)
-    block = EditBlock("app.py", "    total = compute_total(item)\n    log(total)\n    return total\n", "    return None\n")
+    block = EditBlock(
+        "app.py", "    total = compute_total(item)\n    log(total)\n    return total\n", "    return None\n"
+    )
     (res,) = editblocks.apply_edits([block], tmp_path).results
     assert res.status is EditStatus.FAILED and res.candidates == [2, 8]
     assert (tmp_path / "app.py").read_text() == text

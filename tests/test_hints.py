@@ -141,11 +141,19 @@ def test_scope_that_does_not_narrow_stays_ambiguous() -> None:
 
 def test_fuzzy_match_outside_the_scope_is_refused() -> None:
     text = "def a():\n    pass\n\n\ndef b():\n    value = compute(1, 2, 3)\n    return value\n"
-    found = locate(text, "    value = compute(1, 2, 3)\n    return value;\n", "    value = compute(1, 2, 5)\n    return value;\n", level="fuzzy")
+    found = locate(
+        text,
+        "    value = compute(1, 2, 3)\n    return value;\n",
+        "    value = compute(1, 2, 5)\n    return value;\n",
+        level="fuzzy",
+    )
     assert isinstance(found, Match) and found.strategy == "fuzzy"
     refused = locate(
-        text, "    value = compute(1, 2, 3)\n    return value;\n", "    value = compute(1, 2, 5)\n    return value;\n",
-        level="fuzzy", scope=("def a():",),
+        text,
+        "    value = compute(1, 2, 3)\n    return value;\n",
+        "    value = compute(1, 2, 5)\n    return value;\n",
+        level="fuzzy",
+        scope=("def a():",),
     )
     assert isinstance(refused, MatchFailure) and "outside" in refused.reason
 
@@ -200,7 +208,11 @@ def test_apply_reports_what_the_hint_decided(tmp_path) -> None:  # type: ignore[
 def test_an_exact_match_far_from_the_hint_is_refused_when_the_hint_matches_but_for_indentation() -> None:
     """textwrap-like: a one-line udiff hunk hinted at line 3 whose text occurs exactly only at line
     60, and at line 3 with other indentation: the model may have got the indentation wrong."""
-    text = "def a():\n    if x:\n        return text\n" + "".join(f"v{k} = {k}\n" for k in range(55)) + "def b():\n    return text\n"
+    text = (
+        "def a():\n    if x:\n        return text\n"
+        + "".join(f"v{k} = {k}\n" for k in range(55))
+        + "def b():\n    return text\n"
+    )
     found = locate(text, "    return text\n", "    return text.rstrip()\n", hint_line=3)
     assert isinstance(found, MatchFailure) and found.kind == "ambiguous" and found.candidates == [3, 60]
     near = locate(text, "    return text\n", "    return text.rstrip()\n", hint_line=58)

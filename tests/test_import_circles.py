@@ -10,6 +10,7 @@ import editblocks
 
 PACKAGE = Path(editblocks.__file__).parent
 
+
 def _modules() -> dict[str, Path]:
     found = {}
     for path in PACKAGE.rglob("*.py"):

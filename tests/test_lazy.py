@@ -116,7 +116,10 @@ def test_textwrap_change_inside_dedent(tmp_path: Path) -> None:
     assert res.strategy == "sketch"
     anchor = "        text = re.sub(r'(?m)^' + margin, '', text)\n    return text\n"
     assert text.count(anchor) == 1
-    want = text.replace(anchor, "        text = re.sub(r'(?m)^' + margin, '', text)\n    text = text.replace('\\t', '    ')  # lazy\n    return text\n")
+    want = text.replace(
+        anchor,
+        "        text = re.sub(r'(?m)^' + margin, '', text)\n    text = text.replace('\\t', '    ')  # lazy\n    return text\n",
+    )
     assert target.read_text(encoding="utf-8") == want
     # The same sketch again: already applied, nothing written.
     again = apply_sketch(tmp_path, target.name, sketch)
@@ -130,7 +133,18 @@ def test_json_encoder_two_parts_and_a_removed_line(tmp_path: Path) -> None:
     i = lines.index("class JSONEncoder(object):")
     j = lines.index("    def encode(self, o):")
     k = lines.index("        # This is for extremely simple cases and benchmarks.")
-    sketch_lines = ["# ... existing code ...", lines[i], "    # lazy: a new comment", *lines[i + 1 : i + 3], "    # ... existing code ...", *lines[j : j + 2], "    # ... existing methods ...", *lines[k - 4 : k], *lines[k + 1 : k + 3], "# ... rest of the file ..."]
+    sketch_lines = [
+        "# ... existing code ...",
+        lines[i],
+        "    # lazy: a new comment",
+        *lines[i + 1 : i + 3],
+        "    # ... existing code ...",
+        *lines[j : j + 2],
+        "    # ... existing methods ...",
+        *lines[k - 4 : k],
+        *lines[k + 1 : k + 3],
+        "# ... rest of the file ...",
+    ]
     res = apply_sketch(tmp_path, target.name, "\n".join(sketch_lines) + "\n")
     assert res.status is EditStatus.APPLIED, res.reason
     want = lines[: i + 1] + ["    # lazy: a new comment"] + lines[i + 1 : k] + lines[k + 1 :]
@@ -140,7 +154,9 @@ def test_json_encoder_two_parts_and_a_removed_line(tmp_path: Path) -> None:
 def test_a_part_in_several_places_is_refused_with_its_places(tmp_path: Path) -> None:
     target, text = copy_stdlib(tmp_path, "textwrap.py")
     lines = text.split("\n")
-    twice = next(x for x in lines if x.strip() and len(x.strip()) > 12 and lines.count(x) >= 2 and not x.strip().startswith("#"))
+    twice = next(
+        x for x in lines if x.strip() and len(x.strip()) > 12 and lines.count(x) >= 2 and not x.strip().startswith("#")
+    )
     places = [n + 1 for n, x in enumerate(lines) if " ".join(x.split()) == " ".join(twice.split())]
     sketch = f"# ... existing code ...\n{twice}\n{twice[: len(twice) - len(twice.lstrip())]}x = 1  # lazy\n# ... existing code ...\n"
     res = apply_sketch(tmp_path, target.name, sketch)
@@ -168,7 +184,9 @@ def test_a_part_out_of_order_is_refused(tmp_path: Path) -> None:
 
 def test_a_part_that_is_nowhere_is_refused(tmp_path: Path) -> None:
     target, text = copy_stdlib(tmp_path, "textwrap.py")
-    res = apply_sketch(tmp_path, target.name, "# ... existing code ...\ndef brand_new():\n    return 1\n# ... existing code ...\n")
+    res = apply_sketch(
+        tmp_path, target.name, "# ... existing code ...\ndef brand_new():\n    return 1\n# ... existing code ...\n"
+    )
     assert res.status is EditStatus.FAILED
     assert "not in the file" in res.reason and "unchanged line" in res.reason
 
@@ -205,7 +223,9 @@ def test_method_sketch_is_reindented_into_its_class(tmp_path: Path) -> None:
 
 
 def test_definition_missing_or_defined_twice_is_refused(tmp_path: Path) -> None:
-    (tmp_path / "a.py").write_text("class A:\n    def run(self):\n        return 1\n\n\nclass B:\n    def run(self):\n        return 2\n\n\ndef other():\n    pass\n")
+    (tmp_path / "a.py").write_text(
+        "class A:\n    def run(self):\n        return 1\n\n\nclass B:\n    def run(self):\n        return 2\n\n\ndef other():\n    pass\n"
+    )
     res = apply_sketch(tmp_path, "a.py", "def run(self):\n    return 3\n")
     assert res.status is EditStatus.FAILED and "2 times" in res.reason and "lines 2 and 7" in res.reason
     res = apply_sketch(tmp_path, "a.py", "def missing():\n    return 3\n")
@@ -241,17 +261,23 @@ def test_merge_that_breaks_syntax_is_refused(tmp_path: Path) -> None:
 
 
 def test_elision_line_the_file_has_is_read_both_ways(tmp_path: Path) -> None:
-    (tmp_path / "a.py").write_text("def f():\n    a = 1\n    # ...\n    b = 2\n    return a + b\n\n\ndef g():\n    return 0\n")
+    (tmp_path / "a.py").write_text(
+        "def f():\n    a = 1\n    # ...\n    b = 2\n    return a + b\n\n\ndef g():\n    return 0\n"
+    )
     # Read as an elision, "# ..." keeps line 2 to 4; read as the file's line, it would delete them.
     res = apply_sketch(tmp_path, "a.py", "def f():\n    # ...\n    return a + b + 1\n\n\ndef g():\n    return 0\n")
     assert res.status is EditStatus.FAILED and "whether it stands" in res.reason
 
 
 def test_python_bare_ellipsis_is_code(tmp_path: Path) -> None:
-    (tmp_path / "p.py").write_text("class P:\n    def a(self) -> int: ...\n\n\ndef b():\n    pass\n\n\ndef c():\n    pass\n")
+    (tmp_path / "p.py").write_text(
+        "class P:\n    def a(self) -> int: ...\n\n\ndef b():\n    pass\n\n\ndef c():\n    pass\n"
+    )
     res = apply_sketch(tmp_path, "p.py", "def b():\n    ...\n")
     assert res.status is EditStatus.APPLIED, res.reason
-    assert (tmp_path / "p.py").read_text() == "class P:\n    def a(self) -> int: ...\n\n\ndef b():\n    ...\n\n\ndef c():\n    pass\n"
+    assert (
+        tmp_path / "p.py"
+    ).read_text() == "class P:\n    def a(self) -> int: ...\n\n\ndef b():\n    ...\n\n\ndef c():\n    pass\n"
 
 
 def test_sketch_on_a_missing_file(tmp_path: Path) -> None:
@@ -411,10 +437,34 @@ def test_sketches_in_other_languages(tmp_path: Path, path: str, text: str, sketc
 @pytest.mark.parametrize(
     ("path", "text", "sketch", "old", "new"),
     [
-        ("a.js", JS, "function second(y) {\n  return y + 2;\n}\n", "export function second(y) {\n  return y * 2;\n}", "function second(y) {\n  return y + 2;\n}"),
-        ("lib.rs", RUST, "fn helper() -> i32 {\n    2\n}\n", "fn helper() -> i32 {\n    1\n}", "fn helper() -> i32 {\n    2\n}"),
-        ("main.go", GO, "func main() {\n\ts := &S{}\n\ts.Run()\n\ts.Run()\n}\n", "\ts.Run()\n}", "\ts.Run()\n\ts.Run()\n}"),
-        ("a.py", "import os\n\n\ndef f():\n    return 1\n\n\ndef g():\n    return 2\n", "def g():\n    return 3\n", "return 2", "return 3"),
+        (
+            "a.js",
+            JS,
+            "function second(y) {\n  return y + 2;\n}\n",
+            "export function second(y) {\n  return y * 2;\n}",
+            "function second(y) {\n  return y + 2;\n}",
+        ),
+        (
+            "lib.rs",
+            RUST,
+            "fn helper() -> i32 {\n    2\n}\n",
+            "fn helper() -> i32 {\n    1\n}",
+            "fn helper() -> i32 {\n    2\n}",
+        ),
+        (
+            "main.go",
+            GO,
+            "func main() {\n\ts := &S{}\n\ts.Run()\n\ts.Run()\n}\n",
+            "\ts.Run()\n}",
+            "\ts.Run()\n\ts.Run()\n}",
+        ),
+        (
+            "a.py",
+            "import os\n\n\ndef f():\n    return 1\n\n\ndef g():\n    return 2\n",
+            "def g():\n    return 3\n",
+            "return 2",
+            "return 3",
+        ),
     ],
 )
 def test_whole_definitions_in_other_languages(
@@ -451,7 +501,9 @@ def test_never_detected_and_read_when_asked() -> None:
 def test_cli_apply_format_lazy(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("import os\n\n\ndef f():\n    return 1\n\n\ndef g():\n    return 2\n")
     (tmp_path / "reply.md").write_text(reply("a.py", "# ... existing code ...\ndef g():\n    return 3\n"))
-    out = CliRunner().invoke(main, ["apply", str(tmp_path / "reply.md"), "--root", str(tmp_path), "--format", "lazy", "--json"])
+    out = CliRunner().invoke(
+        main, ["apply", str(tmp_path / "reply.md"), "--root", str(tmp_path), "--format", "lazy", "--json"]
+    )
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
     assert data["results"][0]["status"] == "applied"
@@ -472,7 +524,10 @@ def test_prompt_example_parses_and_applies(tmp_path: Path) -> None:
     edits, shell = [m["content"] for m in example_messages("lazy") if m["role"] == "assistant"]
     parsed = parse_response(edits, "lazy")
     assert parsed.warnings == []
-    assert [(b.file_path, b.kind) for b in parsed.blocks] == [("inventory/stock.py", "sketch"), ("inventory/report.py", "sketch")]
+    assert [(b.file_path, b.kind) for b in parsed.blocks] == [
+        ("inventory/stock.py", "sketch"),
+        ("inventory/report.py", "sketch"),
+    ]
     project = tmp_path / "project"
     shutil.copytree(EXAMPLE / "before", project)
     result = apply_edits(edits, project, format="lazy")
@@ -509,12 +564,25 @@ def _generator():
     return module
 
 
-REAL_FILES = ["textwrap.py", "json/encoder.py", "shlex.py", "json/decoder.py", "string.py", "fnmatch.py", "colorsys.py", "glob.py"]
+REAL_FILES = [
+    "textwrap.py",
+    "json/encoder.py",
+    "shlex.py",
+    "json/decoder.py",
+    "string.py",
+    "fnmatch.py",
+    "colorsys.py",
+    "glob.py",
+]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(st.sampled_from(REAL_FILES), st.integers(0, 2**32 - 1))
-def test_sketches_of_real_files_merge_exactly_or_are_refused(tmp_path_factory: pytest.TempPathFactory, name: str, seed: int) -> None:
+def test_sketches_of_real_files_merge_exactly_or_are_refused(
+    tmp_path_factory: pytest.TempPathFactory, name: str, seed: int
+) -> None:
     generator = _generator()
     source = STDLIB / name
     if not source.is_file():
@@ -564,11 +632,17 @@ def third():
     "sketch, why",
     [
         # A changed last line equal to a later line of the file: the part would reach down to it.
-        ("# ... existing code ...\ndef first(x):\n    y = x + 1\n    return y * 3\n# ... existing code ...\n", "def second(x):"),
+        (
+            "# ... existing code ...\ndef first(x):\n    y = x + 1\n    return y * 3\n# ... existing code ...\n",
+            "def second(x):",
+        ),
         # No elision after the last part: the rest of the file would go, a definition with it.
         ("# ... existing code ...\ndef second(x):\n    y = x + 1\n    z = y * 3\n    return z\n", "def third():"),
         # A bare ... meant as an elision, in Python, where it would replace code.
-        ("# ... existing code ...\ndef second(x):\n    y = x + 1\n    ...\n\n\ndef third():\n    return 5\n", "bare `...`"),
+        (
+            "# ... existing code ...\ndef second(x):\n    y = x + 1\n    ...\n\n\ndef third():\n    return 5\n",
+            "bare `...`",
+        ),
         ("...\ndef second(x):\n    y = x + 2\n    return y * 3\n\n\ndef third():\n    pass\n", "def first(x):"),
     ],
 )

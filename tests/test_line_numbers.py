@@ -29,7 +29,9 @@ def test_prefixes_are_stripped_from_search_and_replace(tmp_path: Path, shape: st
 def test_a_file_that_really_has_such_text_keeps_it(tmp_path: Path) -> None:
     text = "NUMBERS = {\n    1: 'one',\n    2: 'two',\n}\n"
     (tmp_path / "n.py").write_text(text)
-    result = editblocks.apply_edits(sr("n.py", "    1: 'one',\n    2: 'two',\n", "    1: 'one',\n    2: 'deux',\n"), tmp_path)
+    result = editblocks.apply_edits(
+        sr("n.py", "    1: 'one',\n    2: 'two',\n", "    1: 'one',\n    2: 'deux',\n"), tmp_path
+    )
     assert result.ok and (tmp_path / "n.py").read_text() == text.replace("'two'", "'deux'")
 
 

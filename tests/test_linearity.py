@@ -24,7 +24,20 @@ def _fill(lines: list[str]) -> str:
     "lines",
     [
         # Every marker of every format, one after the other.
-        ["<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE", "<<<<<<< EDIT", "-------", ">>>>>>>", "««« EDIT", "═══════ REPL", "»»» EDIT END", "<<<<<<< NEW_FILE", ">>>>>>> NEW_FILE", "```"],
+        [
+            "<<<<<<< SEARCH",
+            "=======",
+            ">>>>>>> REPLACE",
+            "<<<<<<< EDIT",
+            "-------",
+            ">>>>>>>",
+            "««« EDIT",
+            "═══════ REPL",
+            "»»» EDIT END",
+            "<<<<<<< NEW_FILE",
+            ">>>>>>> NEW_FILE",
+            "```",
+        ],
         # A path and a block start, again and again: every block is abandoned for the next one.
         ["a.py", "<<<<<<< SEARCH"],
         # Nothing but fences: the path look-back sees a fence on every line.

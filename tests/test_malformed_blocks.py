@@ -27,11 +27,23 @@ def reply(draw: st.DrawFn) -> tuple[str, str, int, int]:
     blocks = []
     for k in range(n):
         old, new = draw(section), draw(section)
-        block = EditBlock(f"dir/file_{k}.py", old_lines="".join(x + "\n" for x in old), new_lines="".join(x + "\n" for x in new))
+        block = EditBlock(
+            f"dir/file_{k}.py", old_lines="".join(x + "\n" for x in old), new_lines="".join(x + "\n" for x in new)
+        )
         if fmt == "edit-v2":
-            block = EditBlock(block.file_path, old_lines=block.old_lines, new_lines=block.new_lines, anchor=f"lead_{k}\n", trailing_anchor=f"trail_{k}\n")
+            block = EditBlock(
+                block.file_path,
+                old_lines=block.old_lines,
+                new_lines=block.new_lines,
+                anchor=f"lead_{k}\n",
+                trailing_anchor=f"trail_{k}\n",
+            )
         if fmt == "edit-v3":
-            block = EditBlock(block.file_path, old_lines=f"anchor_{k}\n" + block.old_lines, new_lines=f"anchor_{k}\n" + block.new_lines.replace("alpha", "ALPHA") + "extra\n")
+            block = EditBlock(
+                block.file_path,
+                old_lines=f"anchor_{k}\n" + block.old_lines,
+                new_lines=f"anchor_{k}\n" + block.new_lines.replace("alpha", "ALPHA") + "extra\n",
+            )
         blocks.append(editblocks.get_format(fmt).render(block))
     victim = draw(st.integers(0, n - 1))
     marker = draw(st.integers(0, len(MARKERS[fmt]) - 1))

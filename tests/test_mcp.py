@@ -164,7 +164,9 @@ def test_multi_file_apply_then_undo(project: Path, log: Path) -> None:
         assert data["feedback"] == ""
         text = text_of(result)
         assert "3 applied, 0 failed, 0 skipped" in text and "+VALUE = 1" in text
-        assert (project / "src/app.py").read_text().endswith("return 'new'\n\n    def stop(self):\n        return None\n")
+        assert (
+            (project / "src/app.py").read_text().endswith("return 'new'\n\n    def stop(self):\n        return None\n")
+        )
         assert (project / "src/util.py").read_text() == "def helper(x):\n    return x + 2\n"
         assert (project / "src/new.py").read_text() == "VALUE = 1\n"
 
@@ -179,8 +181,10 @@ def test_multi_file_apply_then_undo(project: Path, log: Path) -> None:
 
 @needs_sdk
 def test_failed_block_comes_back_with_feedback(project: Path, log: Path) -> None:
-    reply = sr("src/util.py", "    return x + 1\n", "    return x * 2\n") + "\n" + sr(
-        "src/app.py", "        return 'stale text'\n", "        return 'new'\n"
+    reply = (
+        sr("src/util.py", "    return x + 1\n", "    return x * 2\n")
+        + "\n"
+        + sr("src/app.py", "        return 'stale text'\n", "        return 'new'\n")
     )
 
     async def scenario(session: Any) -> None:
@@ -245,7 +249,9 @@ def test_bad_requests_are_tool_errors_and_the_server_carries_on(project: Path, l
 
     async def scenario(session: Any) -> None:
         await refused(session, "read_file", {"path": "../secret.txt"}, "'..'", "may not leave the root")
-        await refused(session, "read_file", {"path": str(project.parent / "secret.txt")}, "absolute file paths are not allowed")
+        await refused(
+            session, "read_file", {"path": str(project.parent / "secret.txt")}, "absolute file paths are not allowed"
+        )
         if linked:
             await refused(session, "read_file", {"path": "link.txt"}, "outside the root")
         await refused(session, "read_file", {"path": "src/missing.py"}, "file not found: src/missing.py")
@@ -253,14 +259,18 @@ def test_bad_requests_are_tool_errors_and_the_server_carries_on(project: Path, l
         await refused(session, "read_file", {"path": "src"}, "folder")
         await refused(session, "read_file", {"path": ".editblocks/journal.json"}, "not allowed")
         await refused(session, "read_file", {"path": "src/app.py", "start_line": 50}, "past the end", "9 lines")
-        await refused(session, "read_file", {"path": "src/app.py", "start_line": 0}, "start_line", "greater than or equal to 1")
+        await refused(
+            session, "read_file", {"path": "src/app.py", "start_line": 0}, "start_line", "greater than or equal to 1"
+        )
         await refused(session, "read_file", {"path": "src/app.py", "start_line": 5, "end_line": 2}, "before start_line")
         await refused(session, "read_file", {}, "path", "required")
         await refused(session, "read_file", {"path": ["src/app.py"]}, "path")
         await refused(session, "apply_edits", {"reply": ""}, "the reply is empty")
         await refused(session, "apply_edits", {"reply": "  \n\n "}, "the reply is empty")
         await refused(session, "apply_edits", {"reply": "I would rename the function."}, "no edit blocks found")
-        await refused(session, "apply_edits", {"reply": "x", "format": "nope"}, "unknown format 'nope'", "diff, diff-fenced")
+        await refused(
+            session, "apply_edits", {"reply": "x", "format": "nope"}, "unknown format 'nope'", "diff, diff-fenced"
+        )
         await refused(session, "apply_edits", {"reply": "x", "match": "loose"}, "unknown match level 'loose'", "fuzzy")
         await refused(session, "apply_edits", {"reply": 42}, "reply")
         await refused(session, "preview", {}, "reply", "required")
@@ -341,7 +351,9 @@ def test_context_and_summary_with_the_ast_extra(project: Path, log: Path) -> Non
 
 
 @contextmanager
-def http_server(root: Path, log: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[tuple[str, str | None]]:
+def http_server(
+    root: Path, log: Path, *args: str, env: dict[str, str] | None = None
+) -> Iterator[tuple[str, str | None]]:
     """Run ``editblocks mcp --root ROOT --http 0 ARGS`` and yield its URL and the token it printed
     (None when it printed none); stop it afterwards."""
     with open(log, "w", encoding="utf-8") as errlog:

@@ -37,9 +37,22 @@ def test_an_unknown_argument_is_refused_and_nothing_is_written(project: Path, lo
         message = await refused(session, "apply_edits", {"reply": GOOD, "dryRun": True}, "unknown argument 'dryRun'")
         assert "did you mean 'dry_run'" in message and "reply (required), dry_run" in message
         assert "preview" in message
-        await refused(session, "edit", {"path": "src/util.py", "edits": [{"oldText": "x + 1", "newText": "x"}], "dry_run": True}, "unknown argument 'dry_run'", "dryRun")
-        await refused(session, "edit", {"path": "src/util.py", "edits": [{"oldText": "x + 1", "newText": "x", "replaceAll": True}]}, "unknown field 'replaceAll' in edits[0]")
-        await refused(session, "read_file", {"path": "README.txt", "lines": 3}, "unknown argument 'lines'", "start_line, end_line")
+        await refused(
+            session,
+            "edit",
+            {"path": "src/util.py", "edits": [{"oldText": "x + 1", "newText": "x"}], "dry_run": True},
+            "unknown argument 'dry_run'",
+            "dryRun",
+        )
+        await refused(
+            session,
+            "edit",
+            {"path": "src/util.py", "edits": [{"oldText": "x + 1", "newText": "x", "replaceAll": True}]},
+            "unknown field 'replaceAll' in edits[0]",
+        )
+        await refused(
+            session, "read_file", {"path": "README.txt", "lines": 3}, "unknown argument 'lines'", "start_line, end_line"
+        )
 
     drive(project, log, scenario)
     assert read_tree(project) == before
@@ -52,7 +65,11 @@ def test_descriptions_are_dedented_and_validation_errors_have_no_links(project: 
             lines = tool.description.splitlines()
             assert lines and all(line == line.lstrip() for line in lines), f"{tool.name}: {tool.description!r}"
         for tool, arguments, part in [
-            ("read_file", {"path": "README.txt", "start_line": 0}, "argument 'start_line': Input should be greater than or equal to 1"),
+            (
+                "read_file",
+                {"path": "README.txt", "start_line": 0},
+                "argument 'start_line': Input should be greater than or equal to 1",
+            ),
             ("read_file", {}, "missing required argument 'path'"),
             ("apply_edits", {"reply": 42}, "argument 'reply': Input should be a valid string"),
             ("edit", {"path": "README.txt", "edits": [{"oldText": "hello"}]}, "edits[0].newText is missing"),
@@ -73,7 +90,11 @@ def test_no_block_applied_is_an_error_with_the_structured_result(project: Path, 
         for name in ("apply_edits", "preview", "edit"):
             schema = tools[name].output_schema
             assert schema is not None, name
-            assert {"ok", "counts", "results", "diffs", "feedback"} <= set(schema["properties"]) <= set(schema["properties"])
+            assert (
+                {"ok", "counts", "results", "diffs", "feedback"}
+                <= set(schema["properties"])
+                <= set(schema["properties"])
+            )
         assert "diff" in tools["edit"].output_schema["properties"]
 
         failed = await session.call_tool("apply_edits", {"reply": STALE})
@@ -103,7 +124,10 @@ def test_edit_replaces_exact_text_and_shows_a_diff(project: Path, log: Path) -> 
             "path": "src/app.py",
             "edits": [
                 {"oldText": "return 'old'", "newText": "return 'new'"},
-                {"oldText": "    def stop(self):\n        return None\n", "newText": "    def stop(self):\n        return False\n"},
+                {
+                    "oldText": "    def stop(self):\n        return None\n",
+                    "newText": "    def stop(self):\n        return False\n",
+                },
             ],
         }
         preview = await ok(session, "edit", {**args, "dryRun": True})
@@ -116,7 +140,9 @@ def test_edit_replaces_exact_text_and_shows_a_diff(project: Path, log: Path) -> 
         text = text_of(done)
         assert "```diff\n--- a/src/app.py\n+++ b/src/app.py\n@@ " in text
         assert "+        return False" in text
-        assert (project / "src/app.py").read_text() == PROJECT["src/app.py"].replace("'old'", "'new'").replace("return None", "return False")
+        assert (project / "src/app.py").read_text() == PROJECT["src/app.py"].replace("'old'", "'new'").replace(
+            "return None", "return False"
+        )
         assert done.structured_content["ok"] is True and done.structured_content["files_modified"] == ["src/app.py"]
 
         # Through the apply pipeline: the undo journal has it.
@@ -133,12 +159,30 @@ def test_edit_refuses_ambiguous_and_missing_text_writing_nothing(project: Path, 
 
     async def scenario(session: Any) -> None:
         one = {"oldText": "enabled = true", "newText": "enabled = false"}
-        await refused(session, "edit", {"path": "conf.txt", "edits": [one]}, "occurs 2 times in conf.txt, at lines 2, 5", "neighbouring lines")
-        await refused(session, "edit", {"path": "conf.txt", "edits": [{"oldText": "enabled = yes", "newText": "x"}]}, "oldText not found in conf.txt")
+        await refused(
+            session,
+            "edit",
+            {"path": "conf.txt", "edits": [one]},
+            "occurs 2 times in conf.txt, at lines 2, 5",
+            "neighbouring lines",
+        )
+        await refused(
+            session,
+            "edit",
+            {"path": "conf.txt", "edits": [{"oldText": "enabled = yes", "newText": "x"}]},
+            "oldText not found in conf.txt",
+        )
         # A good edit with a bad one: all or nothing.
         good = {"oldText": "[b]\nenabled = true", "newText": "[b]\nenabled = false"}
-        await refused(session, "edit", {"path": "conf.txt", "edits": [good, {"oldText": "missing", "newText": ""}]}, "edit 2: oldText not found")
-        await refused(session, "edit", {"path": "conf.txt", "edits": [{"oldText": "", "newText": "x"}]}, "oldText is empty")
+        await refused(
+            session,
+            "edit",
+            {"path": "conf.txt", "edits": [good, {"oldText": "missing", "newText": ""}]},
+            "edit 2: oldText not found",
+        )
+        await refused(
+            session, "edit", {"path": "conf.txt", "edits": [{"oldText": "", "newText": "x"}]}, "oldText is empty"
+        )
         await refused(session, "edit", {"path": "../secret.txt", "edits": [good]}, "may not leave the root")
 
         disambiguated = await ok(session, "edit", {"path": "conf.txt", "edits": [good]})
@@ -193,7 +237,12 @@ def test_http_needs_the_bearer_token(project: Path, tmp_path: Path) -> None:
     reply = sr("src/util.py", "    return x + 1\n", "    return 0\n")
     with http_server(project, tmp_path / "server.log") as (url, token):
         assert token and len(token) >= 40
-        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": token}, {"Authorization": f"Basic {token}"}):
+        for headers in (
+            {},
+            {"Authorization": "Bearer wrong"},
+            {"Authorization": token},
+            {"Authorization": f"Basic {token}"},
+        ):
             refused_request = _post_initialize(url, headers)
             assert refused_request.status_code == 401, headers
             assert "Authorization: Bearer" in refused_request.json()["error"]["message"]

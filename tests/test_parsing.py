@@ -174,12 +174,18 @@ def test_block_after_prose_naming_another_file_does_not_reuse_the_previous_path(
     parsed = parse_response(text)
     # Editing app.py with the second block would be a wrong edit: it is refused with a warning instead.
     assert [b.file_path for b in parsed.blocks] == ["app.py"]
-    assert [w.line for w in parsed.warnings if "no file path" in w.message] == [text.split("\n").index("<<<<<<< SEARCH", 3) + 1]
+    assert [w.line for w in parsed.warnings if "no file path" in w.message] == [
+        text.split("\n").index("<<<<<<< SEARCH", 3) + 1
+    ]
 
 
 @pytest.mark.parametrize(
     "prose",
-    ["Also in app.py, the second import:", "And the next change, for and/or handling:", "It needs Python 3.12 or later:"],
+    [
+        "Also in app.py, the second import:",
+        "And the next change, for and/or handling:",
+        "It needs Python 3.12 or later:",
+    ],
 )
 def test_block_after_prose_about_the_same_file_reuses_its_path(prose: str) -> None:
     second = "```python\n<<<<<<< SEARCH\nimport os\n=======\nimport os\nimport pytest\n>>>>>>> REPLACE\n```\n"
@@ -213,7 +219,10 @@ def test_bolt_action_edit_wrapper_with_file_path_attribute() -> None:
     assert block.file_path == "src/App.tsx"
 
 
-@pytest.mark.parametrize("open_, close", [("<source>", "</source>"), ("<code>", "</code>"), ("<pre>", "</pre>"), ("~~~", "~~~"), ("`````", "`````")])
+@pytest.mark.parametrize(
+    "open_, close",
+    [("<source>", "</source>"), ("<code>", "</code>"), ("<pre>", "</pre>"), ("~~~", "~~~"), ("`````", "`````")],
+)
 def test_tag_and_alternative_fences(open_: str, close: str) -> None:
     block = only_block(f"src/a.py\n{open_}\n{BODY}{close}\n")
     assert (block.file_path, block.old_lines) == ("src/a.py", "old\n")
@@ -237,8 +246,18 @@ def test_fences_around_edit_blocks_are_optional(render: Callable[[], str]) -> No
 
 def test_every_issue_format_is_registered() -> None:
     assert set(editblocks.FORMATS) == {
-        "diff", "diff-fenced", "editor-diff", "editor-diff-fenced", "edit-v2", "edit-v3", "file-sections",
-        "patch", "udiff", "cline", "whole", "lazy",
+        "diff",
+        "diff-fenced",
+        "editor-diff",
+        "editor-diff-fenced",
+        "edit-v2",
+        "edit-v3",
+        "file-sections",
+        "patch",
+        "udiff",
+        "cline",
+        "whole",
+        "lazy",
     }
     for fmt in editblocks.FORMATS.values():
         assert fmt.description and "\n" not in fmt.description
@@ -283,7 +302,9 @@ def test_ordinary_prose_and_code_are_never_blocks(text: str) -> None:
 def test_a_diff_fence_is_a_udiff_block() -> None:
     """A ```diff fence with file headers is an edit in the ``udiff`` format, not ordinary code."""
     parsed = parse_response("```diff\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n```\n")
-    assert [(b.file_path, b.format, b.old_lines, b.new_lines, b.hint_line) for b in parsed.blocks] == [("x", "udiff", "a\n", "b\n", 1)]
+    assert [(b.file_path, b.format, b.old_lines, b.new_lines, b.hint_line) for b in parsed.blocks] == [
+        ("x", "udiff", "a\n", "b\n", 1)
+    ]
 
 
 def test_mixed_reply_is_parsed_block_by_block_in_reply_order() -> None:
@@ -414,7 +435,12 @@ def test_truncated_reply_in_every_family(text: str) -> None:
 
 def test_inline_shell_suggestions_are_collected() -> None:
     text = "Remove it with `git rm old.py`, rename with `git mv a.py b.py`, `mkdir -p src/x` and `rm -rf build`.\n"
-    assert parse_response(text).shell_suggestions == ["git rm old.py", "git mv a.py b.py", "mkdir -p src/x", "rm -rf build"]
+    assert parse_response(text).shell_suggestions == [
+        "git rm old.py",
+        "git mv a.py b.py",
+        "mkdir -p src/x",
+        "rm -rf build",
+    ]
 
 
 @pytest.mark.parametrize("lang", ["bash", "sh", "shell", "console"])
@@ -457,7 +483,14 @@ def test_blocks_made_by_the_parsers_fast_path_are_ordinary_blocks() -> None:
 
     from editblocks.models import make_block
 
-    values = {"old_lines": "a\n", "new_lines": "b\n", "format": "edit-v2", "line_number": 3, "end_line": 9, "hint_line": 4}
+    values = {
+        "old_lines": "a\n",
+        "new_lines": "b\n",
+        "format": "edit-v2",
+        "line_number": 3,
+        "end_line": 9,
+        "hint_line": 4,
+    }
     made, built = make_block("src/a.py", **values), EditBlock("src/a.py", **values)
     assert made == built and hash(made) == hash(built) and repr(made) == repr(built)
     assert dataclasses.replace(made, new_lines="c\n") == EditBlock("src/a.py", **{**values, "new_lines": "c\n"})
@@ -479,7 +512,10 @@ def test_parse_lines_refuses_lines_that_hold_line_endings() -> None:
 @pytest.mark.parametrize("info", [":x", " :sh", ":", "  "])
 def test_a_fence_whose_info_has_no_word_before_a_colon_is_read(info: str) -> None:
     """```` ```:x ```` once raised IndexError while looking for shell commands."""
-    reply = f"Run this:\n```{info}\nrm -rf build\n```\n" + "a.py\n```\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n"
+    reply = (
+        f"Run this:\n```{info}\nrm -rf build\n```\n"
+        + "a.py\n```\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n"
+    )
     parsed = parse_response(reply)
     assert [b.replace_text for b in parsed.blocks] == ["x = 2\n"]
     assert parsed.shell_suggestions == []

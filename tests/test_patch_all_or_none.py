@@ -32,7 +32,9 @@ def test_a_chunk_that_cannot_be_read_takes_back_the_others(tmp_path: Path) -> No
     result = editblocks.apply_edits(reply, tmp_path)
     assert all(r.status is EditStatus.FAILED for r in result.results)
     assert (tmp_path / "m.py").read_text() == TEXT
-    run = subprocess.run([sys.executable, "-m", "editblocks", "apply", "-"], cwd=tmp_path, input=reply, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "editblocks", "apply", "-"], cwd=tmp_path, input=reply, capture_output=True, text=True
+    )
     assert run.returncode == 1 and (tmp_path / "m.py").read_text() == TEXT
 
 

@@ -10,7 +10,15 @@ import pytest
 import editblocks
 from editblocks import EditStatus
 
-PATHS = ["docs/user guide/intro.md", "Makefile", "Dockerfile", "LICENSE", "données/résumé.md", "src/<x>.py", "src/it's.py"]
+PATHS = [
+    "docs/user guide/intro.md",
+    "Makefile",
+    "Dockerfile",
+    "LICENSE",
+    "données/résumé.md",
+    "src/<x>.py",
+    "src/it's.py",
+]
 
 TEMPLATES = {
     "diff": "{p}\n```\n<<<<<<< SEARCH\nhello\n=======\nbye\n>>>>>>> REPLACE\n```\n",
@@ -33,12 +41,25 @@ def test_every_path_shape_in_every_format(tmp_path: Path, fmt: str, path: str) -
     target.write_text("hello\n")
     reply = TEMPLATES[fmt].format(p=path) if fmt == "whole" else FIRST + TEMPLATES[fmt].format(p=path)
     result = editblocks.apply_edits(reply, tmp_path, format="whole" if fmt == "whole" else None)
-    assert all(r.status is EditStatus.APPLIED for r in result.results), [(r.file_path, r.reason) for r in result.results]
+    assert all(r.status is EditStatus.APPLIED for r in result.results), [
+        (r.file_path, r.reason) for r in result.results
+    ]
     assert target.read_text() == "bye\n"
     assert (tmp_path / "a.py").read_text() == ("x = 1\nhello\n" if fmt == "whole" else "x = 2\nhello\n")
 
 
-@pytest.mark.parametrize("line", ["src/a|b.py", "src/{x}.py", "lib/$name.py", "**src/a|b.py**", "Now in a|b.py", "decoder.py|x", "Now in decoder.py|x"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "src/a|b.py",
+        "src/{x}.py",
+        "lib/$name.py",
+        "**src/a|b.py**",
+        "Now in a|b.py",
+        "decoder.py|x",
+        "Now in decoder.py|x",
+    ],
+)
 def test_an_unreadable_path_line_never_falls_to_the_previous_file(tmp_path: Path, line: str) -> None:
     """The second block's SEARCH text is in a.py too: taking a.py's path would be a wrong edit."""
     (tmp_path / "a.py").write_text("x = 1\nhello\n")

@@ -30,7 +30,18 @@ from editblocks.prompts import (
 from editblocks.reading.stream import BlockCompleted
 
 EXAMPLE = Path(__file__).parent / "prompt_example"
-PROMPT_FORMATS = ["diff", "diff-fenced", "editor-diff", "editor-diff-fenced", "edit-v2", "edit-v3", "file-sections", "patch", "udiff", "cline"]
+PROMPT_FORMATS = [
+    "diff",
+    "diff-fenced",
+    "editor-diff",
+    "editor-diff-fenced",
+    "edit-v2",
+    "edit-v3",
+    "file-sections",
+    "patch",
+    "udiff",
+    "cline",
+]
 EDITOR = {"editor-diff", "editor-diff-fenced"}
 FILE_OPERATIONS = {"patch", "udiff"}
 """Formats whose edits can delete a file: their second example deletes one instead of suggesting ``git rm``."""
@@ -149,9 +160,7 @@ def test_prompt_texts_are_complete(format: str) -> None:
 
 @pytest.mark.parametrize("format", PROMPT_FORMATS)
 def test_editor_variants_leave_out_shell_commands(format: str) -> None:
-    texts = "\n".join(
-        [system_prompt(format), reminder(format)] + [m["content"] for m in example_messages(format)]
-    )
+    texts = "\n".join([system_prompt(format), reminder(format)] + [m["content"] for m in example_messages(format)])
     shell_words = ["git rm", "git mv", "bash"]
     if format in EDITOR:
         for word in shell_words:
@@ -176,7 +185,10 @@ def test_whole_file_example_parses_and_applies(tmp_path: Path) -> None:
     edits, shell = assistant_replies("whole")
     parsed = parse_response(edits, "whole")
     assert parsed.warnings == []
-    assert [(b.file_path, b.kind) for b in parsed.blocks] == [("inventory/stock.py", "whole"), ("inventory/report.py", "whole")]
+    assert [(b.file_path, b.kind) for b in parsed.blocks] == [
+        ("inventory/stock.py", "whole"),
+        ("inventory/report.py", "whole"),
+    ]
     assert parse_response(edits).blocks == []  # never read unless asked for
     project = tmp_path / "project"
     shutil.copytree(EXAMPLE / "before", project)
@@ -305,7 +317,9 @@ def test_paths_are_read_safely_under_root(tmp_path: Path) -> None:
         build_messages("diff", "x", files=["../outside.py"], root=tmp_path)
     with pytest.raises(WorkspaceError):
         build_messages("diff", "x", files=["missing.py"], root=tmp_path)
-    assert any("a.py\n````\nx\n````" in m["content"] for m in build_messages("diff", "x", files=[Path("a.py")], root=tmp_path))
+    assert any(
+        "a.py\n````\nx\n````" in m["content"] for m in build_messages("diff", "x", files=[Path("a.py")], root=tmp_path)
+    )
 
 
 def test_public_name() -> None:
@@ -366,8 +380,7 @@ def test_prompt_texts_ship_in_the_wheel(tmp_path: Path) -> None:
 
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = {
-        "editblocks/prompts/" + p.relative_to(Path(str(source))).as_posix()
-        for p in Path(str(source)).rglob("*.md")
+        "editblocks/prompts/" + p.relative_to(Path(str(source))).as_posix() for p in Path(str(source)).rglob("*.md")
     }
     assert expected and expected <= names
     for name in PROMPT_FORMATS:

@@ -37,7 +37,9 @@ def is_marker(line: str) -> bool:
 
 
 # Characters chosen to come close to markers, fences, headings and paths without being them.
-_ALPHABET = st.sampled_from(list("ab xyz_.:/#*`'\"=<>-«»═\t{}()ü✓") + ["    ", "=======", "<<<<<<<", ">>>>>>>", "```", "SEARCH", "EDIT"])
+_ALPHABET = st.sampled_from(
+    list("ab xyz_.:/#*`'\"=<>-«»═\t{}()ü✓") + ["    ", "=======", "<<<<<<<", ">>>>>>>", "```", "SEARCH", "EDIT"]
+)
 content_line = st.lists(_ALPHABET, max_size=8).map("".join).filter(lambda s: not is_marker(s))
 content = st.lists(content_line, max_size=6)
 
@@ -66,7 +68,14 @@ def block_for(draw: st.DrawFn, fmt: str) -> EditBlock:
     p = draw(path)
     if fmt == "edit-v2":
         lead, old, new, trail = (draw(content) for _ in range(4))
-        return EditBlock(p, anchor=text_of(lead), old_lines=text_of(old), new_lines=text_of(new), trailing_anchor=text_of(trail), format=fmt)
+        return EditBlock(
+            p,
+            anchor=text_of(lead),
+            old_lines=text_of(old),
+            new_lines=text_of(new),
+            trailing_anchor=text_of(trail),
+            format=fmt,
+        )
     if fmt == "whole":
         return EditBlock(p, new_lines=text_of(draw(content)), whole_file=True, format=fmt)
     if fmt == "lazy":
@@ -101,7 +110,18 @@ def test_round_trip_every_format(fmt: str, data: st.DataObject) -> None:
 
 @pytest.mark.parametrize("fmt", EDITING_FORMATS)
 @SETTINGS
-@given(block=st.builds(lambda p, a, o, n, t: EditBlock(p, anchor=text_of(a), old_lines=text_of(o), new_lines=text_of(n), trailing_anchor=text_of(t)), path, content, content, content, content))
+@given(
+    block=st.builds(
+        lambda p, a, o, n, t: EditBlock(
+            p, anchor=text_of(a), old_lines=text_of(o), new_lines=text_of(n), trailing_anchor=text_of(t)
+        ),
+        path,
+        content,
+        content,
+        content,
+        content,
+    )
+)
 def test_render_keeps_search_and_replace_text(fmt: str, block: EditBlock) -> None:
     """Whatever a format can express, the text searched for and its replacement survive rendering."""
     (parsed,) = parse_response(editblocks.get_format(fmt).render(block), fmt).blocks
@@ -145,10 +165,39 @@ def test_parse_never_raises_on_arbitrary_text(text: str) -> None:
 
 _MARKERISH = st.sampled_from(
     [
-        "<<<<<<< SEARCH", "<<<<< SEARCH>", "=======", "=========", ">>>>>>> REPLACE", ">>>>>>>", "<<<<<<< EDIT", "-------",
-        "««« EDIT", "═══════ REPL", "»»» EDIT END", "<<<<<<< NEW_FILE", ">>>>>>> NEW_FILE", "```", "````python", "~~~",
-        "```edit:a.py", "<source>", "</source>", '<boltAction type="edit">', "</boltAction>", "### File: a.py", "a.py",
-        "**b.ts**", "`c.go`:", "", "x", "  ", "```bash", "git rm a.py", "`git rm b.py`", "\r", "<<<<<<<<<< SEARCH",
+        "<<<<<<< SEARCH",
+        "<<<<< SEARCH>",
+        "=======",
+        "=========",
+        ">>>>>>> REPLACE",
+        ">>>>>>>",
+        "<<<<<<< EDIT",
+        "-------",
+        "««« EDIT",
+        "═══════ REPL",
+        "»»» EDIT END",
+        "<<<<<<< NEW_FILE",
+        ">>>>>>> NEW_FILE",
+        "```",
+        "````python",
+        "~~~",
+        "```edit:a.py",
+        "<source>",
+        "</source>",
+        '<boltAction type="edit">',
+        "</boltAction>",
+        "### File: a.py",
+        "a.py",
+        "**b.ts**",
+        "`c.go`:",
+        "",
+        "x",
+        "  ",
+        "```bash",
+        "git rm a.py",
+        "`git rm b.py`",
+        "\r",
+        "<<<<<<<<<< SEARCH",
     ]
 )
 
@@ -169,7 +218,11 @@ def test_parse_never_raises_on_marker_soup(lines: list[str], newline: str) -> No
 
 # -- applying a rendered exact edit to a random file ------------------------------------------
 
-file_line = st.lists(st.sampled_from(list("abc xyz_=(){}\tü") + ["    "]), max_size=6).map("".join).filter(lambda s: not is_marker(s))
+file_line = (
+    st.lists(st.sampled_from(list("abc xyz_=(){}\tü") + ["    "]), max_size=6)
+    .map("".join)
+    .filter(lambda s: not is_marker(s))
+)
 
 
 @st.composite
@@ -194,7 +247,12 @@ def _insertion_already_present(lines: list[str], i: int, j: int, new: list[str])
         return False
     for o in range(len(new) - len(old) + 1):
         before, middle, after = new[:o], new[o : o + len(old)], new[o + len(old) :]
-        if middle == old and lines[max(i - len(before), 0) : i] == before and i >= len(before) and lines[j : j + len(after)] == after:
+        if (
+            middle == old
+            and lines[max(i - len(before), 0) : i] == before
+            and i >= len(before)
+            and lines[j : j + len(after)] == after
+        ):
             return True
     return False
 

@@ -41,7 +41,15 @@ def patch_blocks(draw: st.DrawFn, line: st.SearchStrategy[str] = any_line) -> li
         else:
             old = [] if kind != "edit" else draw(st.lists(line, min_size=1, max_size=4))
             new = draw(st.lists(line, min_size=0 if old else 1, max_size=4))
-            scope = tuple(draw(st.lists(st.from_regex(r"[a-z][a-z ():]{0,10}[a-z:]", fullmatch=True), min_size=kind == "insert", max_size=2)))
+            scope = tuple(
+                draw(
+                    st.lists(
+                        st.from_regex(r"[a-z][a-z ():]{0,10}[a-z:]", fullmatch=True),
+                        min_size=kind == "insert",
+                        max_size=2,
+                    )
+                )
+            )
             blocks.append(EditBlock(p, old_lines=text(old), new_lines=text(new), scope=scope, at_end=kind == "append"))
     return blocks
 
@@ -79,7 +87,9 @@ def udiff_blocks(draw: st.DrawFn) -> list[EditBlock]:
             for _ in range(draw(st.integers(1, 3))):
                 old = draw(st.lists(plain_line, min_size=1, max_size=4))
                 new = draw(st.lists(plain_line, max_size=4))
-                blocks.append(EditBlock(p, old_lines=text(old), new_lines=text(new), hint_line=line if numbered else None))
+                blocks.append(
+                    EditBlock(p, old_lines=text(old), new_lines=text(new), hint_line=line if numbered else None)
+                )
                 line += len(new) + draw(st.integers(1, 30))
     return blocks
 
@@ -114,7 +124,12 @@ def test_a_conversion_never_changes_an_edit(blocks: list[EditBlock], target: str
 
 
 @SETTINGS
-@given(st.lists(st.lists(st.sampled_from(list("ab -+")), max_size=4).map("".join), max_size=5), st.integers(3, 9), st.integers(3, 9), st.integers(3, 9))
+@given(
+    st.lists(st.lists(st.sampled_from(list("ab -+")), max_size=4).map("".join), max_size=5),
+    st.integers(3, 9),
+    st.integers(3, 9),
+    st.integers(3, 9),
+)
 def test_cline_markers_of_any_length(lines: list[str], a: int, b: int, c: int) -> None:
     body = text(lines)
     assume(not any(line.strip("-+ ") == "" and line.strip() for line in lines))
@@ -125,17 +140,50 @@ def test_cline_markers_of_any_length(lines: list[str], a: int, b: int, c: int) -
 
 _SOUP = st.sampled_from(
     [
-        "*** Begin Patch", "*** Update File: a.py", "*** Move to: b.py", "@@", "@@ def f():", " x", "-y", "+z", "",
-        "*** End of File", "*** Add File: c.py", "*** Delete File: d.py", "*** End Patch", "--- a/a.py", "+++ b/a.py",
-        "@@ -1,2 +1,3 @@", "@@ -0,0 +1 @@", "--- /dev/null", "+++ /dev/null", "diff --git a/a b/b", "rename from a",
-        "rename to b", "------- SEARCH", "=======", "+++++++ REPLACE", "<path>a.py</path>", "```", "```diff", "a.py",
-        "\\ No newline at end of file", "<<<<<<< SEARCH", ":start_line:3", "-------", ">>>>>>> REPLACE", "--- y", "+++ z",
+        "*** Begin Patch",
+        "*** Update File: a.py",
+        "*** Move to: b.py",
+        "@@",
+        "@@ def f():",
+        " x",
+        "-y",
+        "+z",
+        "",
+        "*** End of File",
+        "*** Add File: c.py",
+        "*** Delete File: d.py",
+        "*** End Patch",
+        "--- a/a.py",
+        "+++ b/a.py",
+        "@@ -1,2 +1,3 @@",
+        "@@ -0,0 +1 @@",
+        "--- /dev/null",
+        "+++ /dev/null",
+        "diff --git a/a b/b",
+        "rename from a",
+        "rename to b",
+        "------- SEARCH",
+        "=======",
+        "+++++++ REPLACE",
+        "<path>a.py</path>",
+        "```",
+        "```diff",
+        "a.py",
+        "\\ No newline at end of file",
+        "<<<<<<< SEARCH",
+        ":start_line:3",
+        "-------",
+        ">>>>>>> REPLACE",
+        "--- y",
+        "+++ z",
     ]
 )
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(_SOUP, max_size=60), st.sampled_from([None, "patch", "udiff", "cline", "whole", "diff"]), st.integers(1, 9))
+@given(
+    st.lists(_SOUP, max_size=60), st.sampled_from([None, "patch", "udiff", "cline", "whole", "diff"]), st.integers(1, 9)
+)
 def test_parsing_never_raises_and_streams_the_same(lines: list[str], fmt: str | None, size: int) -> None:
     reply = "\n".join(lines)
     parsed = parse_response(reply, fmt)

@@ -20,7 +20,9 @@ def _project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-MIXED = sr("a.py", "name = 'cafe'\n", "name = 'caf\u00e9'  # \u00e9\n").encode("utf-8").replace(b"# \xc3\xa9", b"# \xe9")
+MIXED = (
+    sr("a.py", "name = 'cafe'\n", "name = 'caf\u00e9'  # \u00e9\n").encode("utf-8").replace(b"# \xc3\xa9", b"# \xe9")
+)
 
 
 def test_mixed_bytes_are_refused_with_the_offset(tmp_path: Path) -> None:
@@ -35,7 +37,9 @@ def test_a_reply_in_a_legacy_encoding_is_refused_not_guessed(tmp_path: Path) -> 
     """Charset detection reads these few cp1252 accents as another code page (ą for à, č for è):
     guessing would change the model's words, so the reply is refused."""
     root = _project(tmp_path)
-    reply = sr("a.py", "name = 'cafe'\n", "name = 'caf\u00e9'  # d\u00e9j\u00e0 vu, \u00e7a va, tr\u00e8s bien\n").encode("cp1252")
+    reply = sr(
+        "a.py", "name = 'cafe'\n", "name = 'caf\u00e9'  # d\u00e9j\u00e0 vu, \u00e7a va, tr\u00e8s bien\n"
+    ).encode("cp1252")
     with pytest.raises(ReplyDecodeError):
         editblocks.apply_edits(reply, root)
     assert (root / "a.py").read_text(encoding="utf-8") == "name = 'cafe'\n"

@@ -84,8 +84,12 @@ def cli(*args: str) -> tuple[int, str]:
 def test_a_failed_block_is_sent_back_and_the_correction_applied(project: Path, chat: ChatServer) -> None:
     chat.script(Scripted(pieces(FIRST, 9)), Scripted(pieces(SECOND, 9), prompt_tokens=300, completion_tokens=30))
     events: list[object] = []
-    expected_messages = editblocks.build_messages("diff", "Make the stats helpers safe.", files=["stats.py"], root=project)
-    summary = run_request("Make the stats helpers safe.", ["stats.py"], root=project, model="scripted", on_event=events.append)
+    expected_messages = editblocks.build_messages(
+        "diff", "Make the stats helpers safe.", files=["stats.py"], root=project
+    )
+    summary = run_request(
+        "Make the stats helpers safe.", ["stats.py"], root=project, model="scripted", on_event=events.append
+    )
 
     assert (project / "stats.py").read_text() == EXPECTED
     assert summary.ok, summary.to_dict()
@@ -158,7 +162,9 @@ def test_markers_split_across_chunks(project: Path, chat: ChatServer) -> None:
 
 def test_retries_exhausted(project: Path, chat: ChatServer) -> None:
     chat.script(FIRST, "Here it is again.\n\n" + STALE)
-    code, out = cli("run", "Make it safe.", "stats.py", "--root", str(project), "--model", "scripted", "--max-retries", "1")
+    code, out = cli(
+        "run", "Make it safe.", "stats.py", "--root", str(project), "--model", "scripted", "--max-retries", "1"
+    )
     assert code == 1, out
     assert len(chat.requests) == 2
     assert "blocks: 1 applied, 1 failed, 0 skipped" in out
@@ -168,7 +174,9 @@ def test_retries_exhausted(project: Path, chat: ChatServer) -> None:
     assert (project / "stats.py").read_text() == SOURCE.replace("sum(items)", "sum(items, 0)")
 
 
-def test_dry_run_writes_nothing_and_checks_corrections_against_the_earlier_blocks(project: Path, chat: ChatServer) -> None:
+def test_dry_run_writes_nothing_and_checks_corrections_against_the_earlier_blocks(
+    project: Path, chat: ChatServer
+) -> None:
     before = read_tree(project)
     # The correction only matches once the first reply's block is applied: 'sum(items, 0)'.
     fix = block(
@@ -200,7 +208,9 @@ def test_server_error_gives_a_clear_message_and_touches_nothing(project: Path, c
 def test_a_reply_broken_off_after_a_complete_block_writes_nothing(project: Path, chat: ChatServer) -> None:
     before = read_tree(project)
     chat.script(Scripted(pieces(FIRST, 20), error_after=len(FIRST) // 20 - 2))
-    summary = run_request("Make it safe.", ["stats.py"], root=project, model="scripted", client=make_client(max_retries=0))
+    summary = run_request(
+        "Make it safe.", ["stats.py"], root=project, model="scripted", client=make_client(max_retries=0)
+    )
     assert summary.error is not None and "broke off the reply" in summary.error
     assert not summary.ok and summary.rounds[0].result is None
     assert "<<<<<<< SEARCH" in summary.rounds[0].reply  # a block had arrived whole ...
@@ -220,7 +230,9 @@ def test_usage_unknown_when_the_endpoint_does_not_report_it(project: Path, chat:
 
 def test_a_reply_without_blocks(project: Path, chat: ChatServer) -> None:
     chat.script("Which function do you mean?")
-    code, out = cli("run", "Make it safe.", "stats.py", "--root", str(project), "--model", "scripted", "--max-retries", "0")
+    code, out = cli(
+        "run", "Make it safe.", "stats.py", "--root", str(project), "--model", "scripted", "--max-retries", "0"
+    )
     assert code == 1
     assert "the model's reply had no edit blocks" in out
     assert len(chat.requests) == 1
@@ -229,13 +241,25 @@ def test_a_reply_without_blocks(project: Path, chat: ChatServer) -> None:
 # -- --no-delete ---------------------------------------------------------------------------------------
 
 
-DELETE_README = "The readme is out of date; I'll remove it.\n\n*** Begin Patch\n*** Delete File: README.md\n*** End Patch\n"
+DELETE_README = (
+    "The readme is out of date; I'll remove it.\n\n*** Begin Patch\n*** Delete File: README.md\n*** End Patch\n"
+)
 REFUSED = "deleting files is not allowed in this apply (no-delete); README.md is left where it is"
 
 
 def test_no_delete_refuses_a_deletion_and_tells_the_model_why(project: Path, chat: ChatServer) -> None:
     chat.script(DELETE_README, "Understood, README.md stays.")
-    args = ("run", "Remove the readme.", "README.md", "--root", str(project), "--model", "scripted", "--format", "patch")
+    args = (
+        "run",
+        "Remove the readme.",
+        "README.md",
+        "--root",
+        str(project),
+        "--model",
+        "scripted",
+        "--format",
+        "patch",
+    )
     code, out = cli(*args, "--no-delete", "--max-retries", "1")
     assert code == 1, out
     assert (project / "README.md").read_text() == "Stats helpers.\n"
@@ -264,7 +288,9 @@ def test_missing_api_key(project: Path, chat: ChatServer, monkeypatch: pytest.Mo
         run_request("Make it safe.", ["stats.py"], root=project, model="scripted")
     assert chat.requests == []
     # --api-key stands in for the variable.
-    code, out = cli("run", "Make it safe.", "stats.py", "--root", str(project), "--model", "scripted", "--api-key", "k2")
+    code, out = cli(
+        "run", "Make it safe.", "stats.py", "--root", str(project), "--model", "scripted", "--api-key", "k2"
+    )
     assert code == 0, out
     assert chat.headers[0]["authorization"] == "Bearer k2"
 
@@ -277,10 +303,14 @@ def test_missing_model_and_missing_library(project: Path, monkeypatch: pytest.Mo
     assert code == 2 and "pip install 'editblocks[run]'" in out
 
 
-def test_base_url_option_overrides_the_variable(project: Path, chat: ChatServer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_base_url_option_overrides_the_variable(
+    project: Path, chat: ChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
     chat.script(GOOD)
-    code, out = cli("run", "Make it safe.", "stats.py", "--root", str(project), "--model", "scripted", "--base-url", chat.url)
+    code, out = cli(
+        "run", "Make it safe.", "stats.py", "--root", str(project), "--model", "scripted", "--base-url", chat.url
+    )
     assert code == 0, out
     assert len(chat.requests) == 1
 
@@ -289,9 +319,23 @@ def test_base_url_option_overrides_the_variable(project: Path, chat: ChatServer,
 
 
 def _spawn(project: Path, chat: ChatServer, *args: str, stderr: int = subprocess.STDOUT) -> subprocess.Popen[bytes]:
-    env = dict(os.environ, OPENAI_API_KEY="test-key", OPENAI_BASE_URL=chat.url, COLUMNS="200", EDITBLOCKS_NO_BROWSER="1")
+    env = dict(
+        os.environ, OPENAI_API_KEY="test-key", OPENAI_BASE_URL=chat.url, COLUMNS="200", EDITBLOCKS_NO_BROWSER="1"
+    )
     return subprocess.Popen(
-        [sys.executable, "-m", "editblocks", "run", "Make it safe.", "stats.py", "--root", str(project), "--model", "scripted", *args],
+        [
+            sys.executable,
+            "-m",
+            "editblocks",
+            "run",
+            "Make it safe.",
+            "stats.py",
+            "--root",
+            str(project),
+            "--model",
+            "scripted",
+            *args,
+        ],
         stdout=subprocess.PIPE,
         stderr=stderr,
         env=env,
@@ -390,7 +434,9 @@ def test_review_with_no_delete_refuses_the_deletion_on_the_page_too(project: Pat
     assert [(f["file_path"], f["reason"]) for f in summary["failed"]] == [("README.md", REFUSED)]
 
 
-def test_review_refuses_the_options_it_would_ignore(project: Path, chat: ChatServer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_review_refuses_the_options_it_would_ignore(
+    project: Path, chat: ChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def no_page(*args: object, **kwargs: object) -> None:
         raise AssertionError("the review page was started")
 

@@ -123,7 +123,9 @@ def test_a_stream_event_with_fields_of_the_wrong_type_is_an_endpoint_failure(pro
     from editblocks.run import _parse_chunk, _StreamFailure
 
     with pytest.raises(_StreamFailure, match="wrong type"):
-        _parse_chunk(SimpleNamespace(usage=SimpleNamespace(prompt_tokens="a", completion_tokens=1, total_tokens=2), choices=[]))
+        _parse_chunk(
+            SimpleNamespace(usage=SimpleNamespace(prompt_tokens="a", completion_tokens=1, total_tokens=2), choices=[])
+        )
 
 
 def test_a_429_is_retried_by_the_client_and_the_reply_applied(project: Path, chat: ChatServer) -> None:
@@ -164,7 +166,9 @@ def test_an_endpoint_that_never_answers_ends_at_the_timeout(project: Path, chat:
     before = read_tree(project)
     chat.script(Scripted([GOOD], wait=6))
     started = time.monotonic()
-    summary = run_request("Make it safe.", ["stats.py"], root=project, model="scripted", client=make_client(max_retries=0), timeout=1)
+    summary = run_request(
+        "Make it safe.", ["stats.py"], root=project, model="scripted", client=make_client(max_retries=0), timeout=1
+    )
     assert time.monotonic() - started < 4
     assert summary.error is not None and "did not answer in time (within 1 s, --timeout)" in summary.error
     assert read_tree(project) == before
@@ -209,7 +213,9 @@ def test_a_reply_cut_at_the_output_limit_is_continued_then_written(project: Path
     assert len(chat.requests) == 2
     *_, kept, ask = chat.requests[1]["messages"]
     assert kept == {"role": "assistant", "content": GOOD}
-    assert ask["role"] == "user" and "cut off" in ask["content"] and "last complete edit block (block 1)" in ask["content"]
+    assert (
+        ask["role"] == "user" and "cut off" in ask["content"] and "last complete edit block (block 1)" in ask["content"]
+    )
     # The conversation keeps the joined reply.
     assert summary.messages[-1] == {"role": "assistant", "content": GOOD + FIXED}
 
@@ -234,7 +240,9 @@ def test_a_reply_that_never_completes_writes_nothing_and_exits_1(project: Path, 
     assert read_tree(project) == before
 
     chat.script(*[Scripted([CUT_IN_SECOND], finish_reason="length") for _ in range(2)])
-    code, out = cli("run", "Make it safe.", "stats.py", "--root", str(project), "--model", "scripted", "--max-retries", "1")
+    code, out = cli(
+        "run", "Make it safe.", "stats.py", "--root", str(project), "--model", "scripted", "--max-retries", "1"
+    )
     assert code == 1, out
     assert "cut off at the model's output limit" in out and "never completed" in out
     assert "stats.py: written" not in out
@@ -275,8 +283,10 @@ TWICE = "def a():\n    x = 1\n    return x\n\n\ndef b():\n    x = 1\n    return 
 
 def test_ambiguous_block_feedback_shows_the_candidates_and_the_changed_lines(project: Path, chat: ChatServer) -> None:
     (project / "twice.py").write_text(TWICE)
-    first = block("twice.py", "def c():\n    return 3\n", "def c():\n    return 4\n") + "\n" + block(
-        "twice.py", "    x = 1\n    return x\n", "    x = 2\n    return x\n"
+    first = (
+        block("twice.py", "def c():\n    return 3\n", "def c():\n    return 4\n")
+        + "\n"
+        + block("twice.py", "    x = 1\n    return x\n", "    x = 2\n    return x\n")
     )
     fix = block("twice.py", "def b():\n    x = 1\n", "def b():\n    x = 2\n")
     chat.script(first, fix)
@@ -290,13 +300,17 @@ def test_ambiguous_block_feedback_shows_the_candidates_and_the_changed_lines(pro
     assert "6 | def b():" in feedback and "7 |     x = 1" in feedback and "1 | def a():" in feedback
     # The region block 1 changed, as it is now.
     assert "Block 1 changed twice.py at line 11" in feedback and "12 |     return 4" in feedback
-    assert (project / "twice.py").read_text() == TWICE.replace("def b():\n    x = 1", "def b():\n    x = 2").replace("return 3", "return 4")
+    assert (project / "twice.py").read_text() == TWICE.replace("def b():\n    x = 1", "def b():\n    x = 2").replace(
+        "return 3", "return 4"
+    )
 
 
 # -- the model, the async API, the JSON -----------------------------------------------------------
 
 
-def test_openai_model_is_used_when_no_other_model_is_given(project: Path, chat: ChatServer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_openai_model_is_used_when_no_other_model_is_given(
+    project: Path, chat: ChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("OPENAI_MODEL", "from-openai-model")
     chat.script(GOOD)
     code, out = cli("run", "Make it safe.", "stats.py", "--root", str(project), "--json")

@@ -249,7 +249,17 @@ def test_cli_atomic_exits_1_and_writes_nothing(root: Path) -> None:
     reply = sr("a.py", "a = 1\n", "a = 2\n") + sr("a.py", "missing\n", "x\n")
     (root.parent / "reply.md").write_text(reply)
     out = subprocess.run(
-        [sys.executable, "-m", "editblocks", "apply", str(root.parent / "reply.md"), "--root", str(root), "--atomic", "--json"],
+        [
+            sys.executable,
+            "-m",
+            "editblocks",
+            "apply",
+            str(root.parent / "reply.md"),
+            "--root",
+            str(root),
+            "--atomic",
+            "--json",
+        ],
         capture_output=True,
         text=True,
         timeout=60,

@@ -33,7 +33,9 @@ def test_an_appending_program_loses_no_line(tmp_path: Path) -> None:
     end = time.monotonic() + 2.0
     while time.monotonic() < end:
         k = int(target.read_text().split("\n", 1)[0].split("= ")[1])
-        result = editblocks.apply_edits([EditBlock("log.txt", f"head = {k}\n", f"head = {k + 1}\n")], tmp_path, journal=False)
+        result = editblocks.apply_edits(
+            [EditBlock("log.txt", f"head = {k}\n", f"head = {k + 1}\n")], tmp_path, journal=False
+        )
         status = result.results[0].status
         if status is EditStatus.APPLIED:
             applied += 1

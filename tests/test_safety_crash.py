@@ -96,7 +96,13 @@ def _interrupted(root: Path, renamed: list[str]) -> None:
     workspace = Workspace(root)
     with root_lock(workspace.root):
         Journal(workspace.root).begin(
-            [(JournalFile(p, sha256(f"{p[0]} = 1\n".encode()), sha256(f"{p[0]} = 2\n".encode()), 0o644), f"{p[0]} = 1\n".encode()) for p in ("a.py", "b.py")],
+            [
+                (
+                    JournalFile(p, sha256(f"{p[0]} = 1\n".encode()), sha256(f"{p[0]} = 2\n".encode()), 0o644),
+                    f"{p[0]} = 1\n".encode(),
+                )
+                for p in ("a.py", "b.py")
+            ],
             atomic=True,
         )
         for p in ("a.py", "b.py"):

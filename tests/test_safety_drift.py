@@ -41,7 +41,9 @@ def test_unchanged_file_gets_no_drift_note(root: Path) -> None:
 )
 def test_drifted_file_still_applies_where_certain_and_says_so(root: Path, seen: object) -> None:
     write_tree(root, {"m.py": NOW})
-    result = editblocks.apply_edits(sr("m.py", "def g():\n    return 2\n", "def g():\n    return 20\n"), root, base={"m.py": seen})
+    result = editblocks.apply_edits(
+        sr("m.py", "def g():\n    return 2\n", "def g():\n    return 20\n"), root, base={"m.py": seen}
+    )
     res = result.results[0]
     assert res.status is EditStatus.APPLIED
     assert any("changed since the model saw it" in n for n in res.notes), res.notes
@@ -78,7 +80,9 @@ def test_refuse_drift_fails_every_block_of_a_drifted_file_only(root: Path) -> No
     reply = sr("m.py", "def g():\n    return 2\n", "def g():\n    return 20\n") + sr("same.py", "x = 1\n", "x = 2\n")
     result = editblocks.apply_edits(reply, root, base={"m.py": SEEN, "same.py": "x = 1\n"}, refuse_drift=True)
     assert [r.status for r in result.results] == [EditStatus.FAILED, EditStatus.APPLIED]
-    assert "refused" in (result.results[0].reason or "") and "changed since the model saw it" in (result.results[0].reason or "")
+    assert "refused" in (result.results[0].reason or "") and "changed since the model saw it" in (
+        result.results[0].reason or ""
+    )
     assert read_tree(root) == {"m.py": NOW.encode(), "same.py": b"x = 2\n"}
 
 

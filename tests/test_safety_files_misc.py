@@ -20,7 +20,17 @@ from editblocks.files.workspace import PathError, Workspace
 from .helpers import read_tree
 
 
-@pytest.mark.parametrize("path", ["//home/user/.bashrc", "///x", "file:///etc/x", "\\\\\\\\server\\\\share\\\\x", "\\\\server\\share\\x", "https://example.com/x.py"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "//home/user/.bashrc",
+        "///x",
+        "file:///etc/x",
+        "\\\\\\\\server\\\\share\\\\x",
+        "\\\\server\\share\\x",
+        "https://example.com/x.py",
+    ],
+)
 def test_network_paths_and_urls_are_refused_as_absolute(tmp_path: Path, path: str) -> None:
     with pytest.raises(PathError, match="absolute"):
         Workspace(tmp_path).normalize(path)
@@ -34,7 +44,10 @@ def test_a_decomposed_name_edits_the_existing_composed_file(tmp_path: Path) -> N
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "caf\u00e9.txt").write_text("x = 1\n")
     result = editblocks.apply_edits(
-        [EditBlock("docs/cafe\u0301.txt", "x = 1\n", "x = 2\n"), EditBlock("docs/cafe\u0301.txt", "", "x = 3\n", new_file=True)],
+        [
+            EditBlock("docs/cafe\u0301.txt", "x = 1\n", "x = 2\n"),
+            EditBlock("docs/cafe\u0301.txt", "", "x = 3\n", new_file=True),
+        ],
         tmp_path,
         continue_after_failure=True,
     )
@@ -61,7 +74,9 @@ def test_two_existing_look_alike_names_are_refused(tmp_path: Path) -> None:
     assert (tmp_path / "caf\u00e9.txt").read_text() == (tmp_path / "cafe\u0301.txt").read_text() == "a = 1\n"
 
 
-needs_root = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="changing a file's owner needs root")
+needs_root = pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0, reason="changing a file's owner needs root"
+)
 
 
 @needs_root
@@ -125,7 +140,9 @@ def test_nested_roots_take_turns_on_the_same_file(tmp_path: Path) -> None:
     target.write_text("start\nend\n")
     n = 40
     procs = [
-        subprocess.Popen([sys.executable, "-c", NESTED, str(root), path, who, str(n)], stdout=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", NESTED, str(root), path, who, str(n)], stdout=subprocess.PIPE, text=True
+        )
         for root, path, who in ((outer, "sub/list.txt", "outer"), (inner, "list.txt", "inner"))
     ]
     reports = [json.loads(p.communicate(timeout=300)[0]) for p in procs]

@@ -24,7 +24,16 @@ from .helpers import read_tree, sr, v2, v3
 
 NAMES = ["a.py", "pkg/b.py", "c.txt", "pkg/deep/d.md"]
 NEW_NAMES = ["new.py", "pkg/new/e.py", "A.PY", "b.py"]
-ATTACKS = ["../evil.txt", "/tmp/editblocks-fuzz-evil.txt", ".git/config", "out_link/evil.txt", "pkg/../../evil.txt", "C:\\evil.txt", "~/evil.txt", ".GIT/config"]
+ATTACKS = [
+    "../evil.txt",
+    "/tmp/editblocks-fuzz-evil.txt",
+    ".git/config",
+    "out_link/evil.txt",
+    "pkg/../../evil.txt",
+    "C:\\evil.txt",
+    "~/evil.txt",
+    ".GIT/config",
+]
 VOCAB = [
     "x = 1",
     "x = 2",
@@ -101,14 +110,24 @@ def replies(draw: st.DrawFn, tree: dict[str, tuple[list[str], list[str], str]]) 
         elif kind == "new":
             parts.append(sr(path, "", new))
         elif kind == "marker":
-            parts.append(draw(st.sampled_from(["<<<<<<< SEARCH\n", "=======\n", ">>>>>>> REPLACE\n", "```\n", "```python\n", path + "\n"])))
+            parts.append(
+                draw(
+                    st.sampled_from(
+                        ["<<<<<<< SEARCH\n", "=======\n", ">>>>>>> REPLACE\n", "```\n", "```python\n", path + "\n"]
+                    )
+                )
+            )
         else:
             parts.append(draw(st.text(max_size=60)) + "\n")
     return "".join(parts)
 
 
 def _outside_state(top: Path, root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(top)): p.read_bytes() for p in top.rglob("*") if p.is_file() and root not in p.parents and not p.is_symlink()}
+    return {
+        str(p.relative_to(top)): p.read_bytes()
+        for p in top.rglob("*")
+        if p.is_file() and root not in p.parents and not p.is_symlink()
+    }
 
 
 def _lf(data: bytes) -> str | None:
@@ -119,7 +138,9 @@ def _lf(data: bytes) -> str | None:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-@settings(max_examples=FUZZ_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=FUZZ_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(data=st.data(), atomic=st.booleans(), journal=st.booleans())
 def test_random_replies_never_damage_or_escape(data: st.DataObject, atomic: bool, journal: bool) -> None:
     tree = data.draw(trees())

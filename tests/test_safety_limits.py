@@ -26,7 +26,9 @@ SCALE = int(os.environ.get("EDITBLOCKS_STRESS_SCALE", "1"))
 
 
 def _cli(*args: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "editblocks", *args], capture_output=True, text=True, timeout=120, **kwargs)  # type: ignore[call-overload]
+    return subprocess.run(
+        [sys.executable, "-m", "editblocks", *args], capture_output=True, text=True, timeout=120, **kwargs
+    )  # type: ignore[call-overload]
 
 
 def test_reply_over_the_limit_is_refused(root: Path) -> None:

@@ -172,7 +172,17 @@ def test_attacks_through_the_cli_write_nothing_outside(arena: tuple[Path, Path])
     reply_file.write_text(reply, encoding="utf-8", errors="surrogatepass")
     before_outside["reply.md"] = reply_file.read_bytes()
     out = subprocess.run(
-        [sys.executable, "-m", "editblocks", "apply", str(reply_file), "--root", str(root), "--json", "--continue-after-failure"],
+        [
+            sys.executable,
+            "-m",
+            "editblocks",
+            "apply",
+            str(reply_file),
+            "--root",
+            str(root),
+            "--json",
+            "--continue-after-failure",
+        ],
         capture_output=True,
         text=True,
         timeout=60,

@@ -80,7 +80,11 @@ def test_create_in_new_folders_race_never_touch_outside(arena: tuple[Path, Path]
     root, outside = arena
 
     def step(i: int) -> None:
-        _apply(root, EditBlock(f"d/new{i}.txt", "", "n = 1\n", new_file=True), EditBlock(f"d/f{i}/g/h.txt", "", "h\n", new_file=True))
+        _apply(
+            root,
+            EditBlock(f"d/new{i}.txt", "", "n = 1\n", new_file=True),
+            EditBlock(f"d/f{i}/g/h.txt", "", "h\n", new_file=True),
+        )
 
     assert _race(root, outside, step) > 5
 

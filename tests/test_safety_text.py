@@ -35,8 +35,20 @@ def _edit(root: Path, name: str, old: str, new: str, **options: object) -> editb
         ("utf-8", b"\xef\xbb\xbf", "x = 'h\u00e9llo'\ny = 1\n", "y = 1\n", "y = 2\n"),
         ("utf-16-le", b"\xff\xfe", "x = '\u00e9\u4e2d'\r\ny = 1\r\n", "y = 1\n", "y = '\u4e2d'\n"),
         ("utf-16-be", b"\xfe\xff", "x = '\u00e9'\ny = 1\n", "y = 1\n", "y = 2\n"),
-        ("cp1252", b"", "# Gr\u00fc\u00dfe aus K\u00f6ln, sch\u00f6ne Stra\u00dfe \u20ac\nvalue = 1\n", "value = 1\n", "value = 2\n"),
-        ("latin-1", b"", "# caf\u00e9 na\u00efve r\u00e9sum\u00e9 \u00e0 la carte\nvalue = 1\n", "value = 1\n", "value = 2\n"),
+        (
+            "cp1252",
+            b"",
+            "# Gr\u00fc\u00dfe aus K\u00f6ln, sch\u00f6ne Stra\u00dfe \u20ac\nvalue = 1\n",
+            "value = 1\n",
+            "value = 2\n",
+        ),
+        (
+            "latin-1",
+            b"",
+            "# caf\u00e9 na\u00efve r\u00e9sum\u00e9 \u00e0 la carte\nvalue = 1\n",
+            "value = 1\n",
+            "value = 2\n",
+        ),
     ],
 )
 def test_file_is_written_back_in_its_own_encoding_and_bom(
@@ -57,7 +69,9 @@ def test_latin1_line_is_matched_by_its_accented_text(root: Path) -> None:
     # The new text may use the characters the file already has.
     result = _edit(root, "f.txt", "name = 'Jos\u00e9'\n", "name = 'Jos\u00e9 na\u00efve'\n")
     assert result.ok, result.results[0].reason
-    assert (root / "f.txt").read_bytes() == "# caf\u00e9 na\u00efve r\u00e9sum\u00e9\nname = 'Jos\u00e9 na\u00efve'\n".encode("latin-1")
+    assert (
+        root / "f.txt"
+    ).read_bytes() == "# caf\u00e9 na\u00efve r\u00e9sum\u00e9\nname = 'Jos\u00e9 na\u00efve'\n".encode("latin-1")
 
 
 def test_character_the_legacy_encoding_cannot_hold_is_refused_not_mangled(root: Path) -> None:
@@ -171,7 +185,9 @@ def test_large_file_with_many_edits_stays_fast(root: Path, mixed: bool) -> None:
     lines = [f"line {i} = value_{i}" for i in range(100_000)]
     data = "".join(line + (endings[i % 3] if mixed else "\r\n") for i, line in enumerate(lines)).encode()
     (root / "big.txt").write_bytes(data)
-    reply = "".join(sr("big.txt", f"line {i} = value_{i}\n", f"line {i} = changed_{i}\n") for i in range(0, 100_000, 500))
+    reply = "".join(
+        sr("big.txt", f"line {i} = value_{i}\n", f"line {i} = changed_{i}\n") for i in range(0, 100_000, 500)
+    )
     started = time.monotonic()
     result = editblocks.apply_edits(reply, root, match="exact")
     elapsed = time.monotonic() - started
@@ -235,9 +251,15 @@ PROPERTY_EXAMPLES = int(os.environ.get("EDITBLOCKS_PROPERTY_EXAMPLES", "300"))
 _PROPERTY_RUNS = {"examples": 0, "refused": 0}
 
 
-@settings(max_examples=PROPERTY_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=PROPERTY_EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(case=_files())
-def test_changing_one_line_changes_exactly_that_lines_bytes(tmp_path_factory: pytest.TempPathFactory, case: tuple) -> None:
+def test_changing_one_line_changes_exactly_that_lines_bytes(
+    tmp_path_factory: pytest.TempPathFactory, case: tuple
+) -> None:
     encoding, contents, endings, k, new = case
     _PROPERTY_RUNS["examples"] += 1
     root = tmp_path_factory.mktemp("prop")
@@ -300,7 +322,11 @@ _END = st.sampled_from(["\r\n", "\n", "\r"])
     new=st.lists(st.sampled_from(["a", "b", "new", ""]), max_size=3),
 )
 def test_an_edit_in_a_mixed_ending_file_keeps_every_byte_outside_its_span(
-    tmp_path_factory: pytest.TempPathFactory, lines: list[str], endings: st.DataObject, cut: st.DataObject, new: list[str]
+    tmp_path_factory: pytest.TempPathFactory,
+    lines: list[str],
+    endings: st.DataObject,
+    cut: st.DataObject,
+    new: list[str],
 ) -> None:
     root = tmp_path_factory.mktemp("mixed")
     ends = [endings.draw(_END) for _ in lines]

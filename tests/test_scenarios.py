@@ -109,7 +109,9 @@ def _check_results(case: Path, result: editblocks.ApplyResult, expected: dict[st
                 assert res.reason and needle.lower() in res.reason.lower(), f"{where}: reason lacks {needle!r}"
             notes = exp.get("notes_contain", [])
             for needle in [notes] if isinstance(notes, str) else notes:
-                assert any(needle.lower() in n.lower() for n in res.notes), f"{where}: no note with {needle!r} in {res.notes}"
+                assert any(needle.lower() in n.lower() for n in res.notes), (
+                    f"{where}: no note with {needle!r} in {res.notes}"
+                )
             if res.status is EditStatus.APPLIED:
                 assert res.reason is None or "fail" not in res.reason.lower(), where
             else:
@@ -120,7 +122,9 @@ def _check_results(case: Path, result: editblocks.ApplyResult, expected: dict[st
         assert result.shell_suggestions == expected["shell_suggestions"], case.name
     for needle in expected.get("warnings_contain", []):
         messages = [w.message for w in result.warnings]
-        assert any(needle.lower() in m.lower() for m in messages), f"{case.name}: no warning with {needle!r} in {messages}"
+        assert any(needle.lower() in m.lower() for m in messages), (
+            f"{case.name}: no warning with {needle!r} in {messages}"
+        )
     if expected.get("no_warnings"):
         assert result.warnings == [], f"{case.name}: unexpected warnings {result.warnings}"
     if "format" in expected:
@@ -157,7 +161,9 @@ def test_scenario(case: Path, tmp_path: Path) -> None:
     assert sorted(result.files_modified) == sorted(dry.files_modified)
 
     # Nothing outside the project folder.
-    outside = sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / "real").rglob("*") if root not in (p, *p.parents))
+    outside = sorted(
+        str(p.relative_to(tmp_path)) for p in (tmp_path / "real").rglob("*") if root not in (p, *p.parents)
+    )
     assert outside == ["real/outer"], f"{case.name}: files written outside the root: {outside}"
 
     tree = read_tree(root)

@@ -19,7 +19,9 @@ def other_function():
     pass
 """
 
-MODIFY = v2("src/utils.py", "def calculate(a, b):\n", "    return a + b\n", "    return a * b\n", "\ndef other_function():\n")
+MODIFY = v2(
+    "src/utils.py", "def calculate(a, b):\n", "    return a + b\n", "    return a * b\n", "\ndef other_function():\n"
+)
 
 
 # -- unit tests for the parser -------------------------------------------------------------
@@ -54,9 +56,7 @@ def test_parse_multiple_edit_blocks_in_one_response() -> None:
 def test_parse_edit_block_with_surrounding_markdown_text() -> None:
     text = (
         "# Plan\n\nI'll change **calculate** to multiply.\n\n"
-        "- step one\n- step two\n\n"
-        + MODIFY
-        + "\nThat's it. Let me know if `other_function` needs changes too.\n"
+        "- step one\n- step two\n\n" + MODIFY + "\nThat's it. Let me know if `other_function` needs changes too.\n"
     )
     parsed = parse_response(text)
     assert len(parsed.blocks) == 1
@@ -128,7 +128,9 @@ def test_reject_when_old_lines_dont_match(root: Path) -> None:
 
 
 def test_reject_when_trailing_anchor_not_found(root: Path) -> None:
-    reply = v2("u.py", "def calculate(a, b):\n", "    return a + b\n", "    return a * b\n", "def renamed_function():\n")
+    reply = v2(
+        "u.py", "def calculate(a, b):\n", "    return a + b\n", "    return a * b\n", "def renamed_function():\n"
+    )
     result, files = apply_to(root, {"u.py": UTILS}, reply)
     assert (result.results[0].reason or "").startswith("Trailing anchor not found after old lines")
     assert files["u.py"] == UTILS
@@ -164,10 +166,14 @@ def test_apply_modifications_correctly(root: Path) -> None:
 
 def test_apply_insertions_correctly(root: Path) -> None:
     text = "def existing():\n    pass\n\ndef another():\n    pass\n"
-    reply = v2("i.py", "def existing():\n    pass\n", "", "\ndef new_function():\n    return 42\n", "\ndef another():\n")
+    reply = v2(
+        "i.py", "def existing():\n    pass\n", "", "\ndef new_function():\n    return 42\n", "\ndef another():\n"
+    )
     result, files = apply_to(root, {"i.py": text}, reply)
     assert result.results[0].status is EditStatus.APPLIED
-    assert files["i.py"] == "def existing():\n    pass\n\ndef new_function():\n    return 42\n\ndef another():\n    pass\n"
+    assert (
+        files["i.py"] == "def existing():\n    pass\n\ndef new_function():\n    return 42\n\ndef another():\n    pass\n"
+    )
 
 
 def test_apply_deletions_correctly(root: Path) -> None:
@@ -301,6 +307,14 @@ def test_ui_displays_results_correctly(root: Path, tmp_path: Path) -> None:
     out = CliRunner().invoke(main, ["apply", str(reply_file), "--root", str(root)])
     assert out.exit_code == 1
     text = " ".join(out.output.split())
-    for needle in ("ok.py", "bad.py", "applied", "failed", "Leading anchor not found", "1 applied, 1 failed, 0 skipped", "+x = 2"):
+    for needle in (
+        "ok.py",
+        "bad.py",
+        "applied",
+        "failed",
+        "Leading anchor not found",
+        "1 applied, 1 failed, 0 skipped",
+        "+x = 2",
+    ):
         assert needle in text, (needle, out.output)
     assert read_tree(root)["bad.py"] == b"y = 1\n"

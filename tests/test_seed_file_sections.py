@@ -27,7 +27,9 @@ def new_file(content: str) -> str:
 
 
 def test_incomplete_truncated_blocks(root: Path) -> None:
-    reply = section("src/app.ts", block("const a = 1;\n", "const a = 10;\n"), "<<<<<<< SEARCH\nconst b = 2;\n=======\nconst b = 2")
+    reply = section(
+        "src/app.ts", block("const a = 1;\n", "const a = 10;\n"), "<<<<<<< SEARCH\nconst b = 2;\n=======\nconst b = 2"
+    )
     result, files = apply_to(root, {"src/app.ts": "const a = 1;\nconst b = 2;\n"}, reply)
     assert [r.status for r in result.results] == [EditStatus.APPLIED]
     assert files["src/app.ts"] == "const a = 10;\nconst b = 2;\n"
@@ -57,7 +59,9 @@ def test_mixed_valid_invalid_blocks(root: Path) -> None:
 
 
 def test_special_characters(root: Path) -> None:
-    text = 'const re = /test\\.value\\[0\\]/;\nconst t = `hello ${name}`;\nconst s = "=======";\nconst u = "ünï©ødé ✓";\n'
+    text = (
+        'const re = /test\\.value\\[0\\]/;\nconst t = `hello ${name}`;\nconst s = "=======";\nconst u = "ünï©ødé ✓";\n'
+    )
     reply = section(
         "src/special.ts",
         block("const re = /test\\.value\\[0\\]/;\n", "const re = /test\\.value\\[1\\]/;\n"),
@@ -95,7 +99,9 @@ def test_very_long_content(root: Path) -> None:
     )
     result, files = apply_to(root, {"big.py": text}, reply)
     assert [r.status for r in result.results] == [EditStatus.APPLIED] * 2
-    assert files["big.py"] == text.replace("line_300 = 300\n", "line_300 = 'three hundred'\n").replace(long_line, long_line.replace("a", "b"))
+    assert files["big.py"] == text.replace("line_300 = 300\n", "line_300 = 'three hundred'\n").replace(
+        long_line, long_line.replace("a", "b")
+    )
     assert result.results[1].estimated_line == 301
 
 
@@ -145,7 +151,10 @@ def test_large_scale_refactoring(root: Path) -> None:
             ),
             section(
                 "src/b.ts",
-                block("import { fetchData } from './util';\nfetchData('/b');\n", "import { loadJson } from './api/http';\nloadJson('/b');\n"),
+                block(
+                    "import { fetchData } from './util';\nfetchData('/b');\n",
+                    "import { loadJson } from './api/http';\nloadJson('/b');\n",
+                ),
             ),
         ]
     )
@@ -199,7 +208,9 @@ def test_real_world_patterns_react_api_types(root: Path) -> None:
 
 
 def test_basic_search_replace(root: Path) -> None:
-    reply = section("src/app.ts", block("const a = 1;\n", "const a = 10;\n"), block("const b = 2;\n", "const b = 20;\n"))
+    reply = section(
+        "src/app.ts", block("const a = 1;\n", "const a = 10;\n"), block("const b = 2;\n", "const b = 20;\n")
+    )
     parsed = parse_response(reply)
     assert parsed.format == "file-sections"
     assert [(b.file_path, b.format) for b in parsed.blocks] == [("src/app.ts", "file-sections")] * 2
@@ -224,7 +235,12 @@ def test_new_file_block(root: Path) -> None:
 def test_fuzzy_matching(root: Path) -> None:
     """Trailing whitespace the model dropped: applied to the right lines or refused; never a wrong edit."""
     text = "function init() {   \n  const x = 1;\t\n  return x;\n}\n"
-    reply = section("init.ts", block("function init() {\n  const x = 1;\n  return x;\n}\n", "function init() {\n  const x = 2;\n  return x;\n}\n"))
+    reply = section(
+        "init.ts",
+        block(
+            "function init() {\n  const x = 1;\n  return x;\n}\n", "function init() {\n  const x = 2;\n  return x;\n}\n"
+        ),
+    )
     result, files = apply_to(root, {"init.ts": text}, reply)
     res = result.results[0]
     if res.status is EditStatus.APPLIED:

@@ -28,14 +28,22 @@ HERO = """export function Hero() {
 
 
 def test_parses_single_block() -> None:
-    parsed = parse_response(sr("src/App.tsx", "import React from 'react';\n", "import React, { useState } from 'react';\n"))
+    parsed = parse_response(
+        sr("src/App.tsx", "import React from 'react';\n", "import React, { useState } from 'react';\n")
+    )
     assert [(b.file_path, b.old_lines, b.new_lines) for b in parsed.blocks] == [
         ("src/App.tsx", "import React from 'react';\n", "import React, { useState } from 'react';\n")
     ]
 
 
 def test_parses_multiple_blocks_same_file() -> None:
-    text = sr("src/App.tsx", "a\n", "b\n") + "\n" + sr("src/App.tsx", "c\n", "d\n") + "\n" + sr("src/App.tsx", "e\n", "f\n")
+    text = (
+        sr("src/App.tsx", "a\n", "b\n")
+        + "\n"
+        + sr("src/App.tsx", "c\n", "d\n")
+        + "\n"
+        + sr("src/App.tsx", "e\n", "f\n")
+    )
     parsed = parse_response(text)
     assert [b.file_path for b in parsed.blocks] == ["src/App.tsx"] * 3
     assert [b.old_lines for b in parsed.blocks] == ["a\n", "c\n", "e\n"]
@@ -85,8 +93,8 @@ def test_preserves_whitespace_in_content() -> None:
 def test_applies_exact_match(root: Path) -> None:
     reply = sr(
         "src/components/Hero.tsx",
-        "export function Hero() {\n  return (\n    <section className=\"hero\">\n      <h1>Welcome</h1>\n",
-        "export function Hero({ title }: { title: string }) {\n  return (\n    <section className=\"hero\">\n      <h1>{title}</h1>\n",
+        'export function Hero() {\n  return (\n    <section className="hero">\n      <h1>Welcome</h1>\n',
+        'export function Hero({ title }: { title: string }) {\n  return (\n    <section className="hero">\n      <h1>{title}</h1>\n',
     )
     result, files = apply_to(root, {"src/components/Hero.tsx": HERO}, reply)
     res = result.results[0]
@@ -98,8 +106,8 @@ def test_applies_exact_match(root: Path) -> None:
 
 def test_applies_whitespace_normalized_match(root: Path) -> None:
     """SEARCH indented differently from the file: applied in the file's own indentation, or refused; never wrong."""
-    search = "return (\n  <section className=\"hero\">\n    <h1>Welcome</h1>\n"
-    replace = "return (\n  <section className=\"hero\">\n    <h1>Hello</h1>\n"
+    search = 'return (\n  <section className="hero">\n    <h1>Welcome</h1>\n'
+    replace = 'return (\n  <section className="hero">\n    <h1>Hello</h1>\n'
     result, files = apply_to(root, {"Hero.tsx": HERO}, sr("Hero.tsx", search, replace))
     res = result.results[0]
     expected = HERO.replace("<h1>Welcome</h1>", "<h1>Hello</h1>")
@@ -114,8 +122,12 @@ def test_applies_whitespace_normalized_match(root: Path) -> None:
 
 def test_applies_fuzzy_match_with_high_similarity(root: Path) -> None:
     """One misremembered context line: applied with only the intended change, or refused; never wrong."""
-    text = "def total(items):\n    result = 0\n    for item in items:\n        result += item.price\n    return result\n"
-    search = "def total(items):\n    result = 0\n    for item in items:\n        result += item.cost\n    return result\n"
+    text = (
+        "def total(items):\n    result = 0\n    for item in items:\n        result += item.price\n    return result\n"
+    )
+    search = (
+        "def total(items):\n    result = 0\n    for item in items:\n        result += item.cost\n    return result\n"
+    )
     replace = "def total(items):\n    result = 0\n    for item in items:\n        result += item.cost\n    return round(result, 2)\n"
     result, files = apply_to(root, {"t.py": text}, sr("t.py", search, replace))
     res = result.results[0]
@@ -182,7 +194,9 @@ def test_streams_file_actions_unchanged() -> None:
         "</boltArtifact>\n"
     )
     parsed = parse_response(text)
-    assert [(b.file_path, b.old_lines, b.new_lines) for b in parsed.blocks] == [("src/App.tsx", "const a = 1;\n", "const a = 2;\n")]
+    assert [(b.file_path, b.old_lines, b.new_lines) for b in parsed.blocks] == [
+        ("src/App.tsx", "const a = 1;\n", "const a = 2;\n")
+    ]
     assert parsed.warnings == []
 
 
@@ -204,11 +218,23 @@ def test_accumulates_edit_action_content() -> None:
 
 def test_emits_edit_action_on_close() -> None:
     """The block is emitted when its closing marker arrives, not before; a wrapper left open does not matter."""
-    lines = ['<boltAction type="edit" filePath="src/App.tsx">', "<<<<<<< SEARCH", "a", "=======", "b", ">>>>>>> REPLACE"]
+    lines = [
+        '<boltAction type="edit" filePath="src/App.tsx">',
+        "<<<<<<< SEARCH",
+        "a",
+        "=======",
+        "b",
+        ">>>>>>> REPLACE",
+    ]
     parser = editblocks.get_format("diff").parser()
     for i, line in enumerate(lines[:-1], start=1):
         assert parser.feed(line, i) == []
     (block,) = parser.feed(lines[-1], len(lines))
     assert isinstance(block, EditBlock)
-    assert (block.file_path, block.old_lines, block.new_lines, block.end_line) == ("src/App.tsx", "a\n", "b\n", len(lines))
+    assert (block.file_path, block.old_lines, block.new_lines, block.end_line) == (
+        "src/App.tsx",
+        "a\n",
+        "b\n",
+        len(lines),
+    )
     assert parser.close(len(lines)) == []

@@ -8,13 +8,28 @@ import subprocess
 import sys
 from pathlib import Path
 
-HEAVY = {"rich", "pygments", "openai", "starlette", "uvicorn", "mcp", "tree_sitter", "tree_sitter_language_pack", "httpx", "rapidfuzz", "charset_normalizer", "click"}
+HEAVY = {
+    "rich",
+    "pygments",
+    "openai",
+    "starlette",
+    "uvicorn",
+    "mcp",
+    "tree_sitter",
+    "tree_sitter_language_pack",
+    "httpx",
+    "rapidfuzz",
+    "charset_normalizer",
+    "click",
+}
 
 REPORT = "import sys, json; print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})), file=sys.__stderr__)"
 
 
 def _loaded(code: str, cwd: Path | None = None) -> set[str]:
-    out = subprocess.run([sys.executable, "-c", code + "\n" + REPORT], capture_output=True, text=True, cwd=cwd, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code + "\n" + REPORT], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
     return set(json.loads(out.stderr.strip().splitlines()[-1]))
 
 

@@ -87,7 +87,11 @@ def reference_parse(text: str, format: str | None = None) -> ParsedResponse:
     spans = _Spans(kept)
     warnings = [w for w in warnings if not spans.contains(w.line)]
     searches = [i for i, line in enumerate(lines, start=1) if SEARCH.match(line)]
-    replace_lines = [i for i, line in enumerate(lines, start=1) if not SEARCH.match(line) and REPLACE.match(line) and "REPLACE" in line]
+    replace_lines = [
+        i
+        for i, line in enumerate(lines, start=1)
+        if not SEARCH.match(line) and REPLACE.match(line) and "REPLACE" in line
+    ]
     if len(searches) != len(replace_lines):
         # The warning points at the first marker without its partner: a SEARCH that another
         # SEARCH follows before any REPLACE, a REPLACE with no SEARCH open, or the last SEARCH.
@@ -100,7 +104,11 @@ def reference_parse(text: str, format: str | None = None) -> ParsedResponse:
                 first = first or (0 if open_at else i)
                 open_at = 0
         first = first or open_at or (searches[0] if searches else 1)
-        warnings.append(ParseWarning(first, f"Mismatched SEARCH/REPLACE: {len(searches)} SEARCH vs {len(replace_lines)} REPLACE", "diff"))
+        warnings.append(
+            ParseWarning(
+                first, f"Mismatched SEARCH/REPLACE: {len(searches)} SEARCH vs {len(replace_lines)} REPLACE", "diff"
+            )
+        )
     warnings.sort(key=lambda w: w.line)
     if format:
         name: str | None = format
@@ -196,15 +204,53 @@ def _demo_reply() -> str:
 KNOWN_REPLIES = list(OWN_REPLIES.values()) + _scenario_replies() + _corpus_replies() + [_demo_reply()]
 
 FRAGMENTS = [
-    "src/a.py", "b.txt", "### File: src/c.ts", "```python", "```", "````", "```bash", "~~~", "<<<<<<< SEARCH",
-    "=======", ">>>>>>> REPLACE", ">>>>>>>", "<<<<<<< EDIT", "-------", "<<<<<<< NEW_FILE", ">>>>>>> NEW_FILE",
-    "««« EDIT", "═══════ REPL", "»»» EDIT END", "", "some prose", "x = 1", "    return y", "Run `git rm old.py` now",
-    "git mv a b", "$ mkdir -p build", "# comment", "<source>", "</source>", "In `src/app.py`:", "**src/d.py**",
-    ">>>>>>> EDIT END", "<<<<<<< SEARCH>", "café ✓ 🎉", "\r",
+    "src/a.py",
+    "b.txt",
+    "### File: src/c.ts",
+    "```python",
+    "```",
+    "````",
+    "```bash",
+    "~~~",
+    "<<<<<<< SEARCH",
+    "=======",
+    ">>>>>>> REPLACE",
+    ">>>>>>>",
+    "<<<<<<< EDIT",
+    "-------",
+    "<<<<<<< NEW_FILE",
+    ">>>>>>> NEW_FILE",
+    "««« EDIT",
+    "═══════ REPL",
+    "»»» EDIT END",
+    "",
+    "some prose",
+    "x = 1",
+    "    return y",
+    "Run `git rm old.py` now",
+    "git mv a b",
+    "$ mkdir -p build",
+    "# comment",
+    "<source>",
+    "</source>",
+    "In `src/app.py`:",
+    "**src/d.py**",
+    ">>>>>>> EDIT END",
+    "<<<<<<< SEARCH>",
+    "café ✓ 🎉",
+    "\r",
     # White space other than spaces around markers and fences, marker runs of odd lengths, and
     # the fences and inline commands shell suggestions come from.
-    " \u2028<<<<<<< SEARCH", "\t=======\x0b", "\x85>>>>>>> REPLACE ", "<<<<<<<<<< SEARCH", ">>>>>>>>>> REPLACE",
-    "  ```Bash run", "~~~~ console", "```shell-session", "Then `rm -rf dist` and `mkdir -p a`.", "  $ make test",
+    " \u2028<<<<<<< SEARCH",
+    "\t=======\x0b",
+    "\x85>>>>>>> REPLACE ",
+    "<<<<<<<<<< SEARCH",
+    ">>>>>>>>>> REPLACE",
+    "  ```Bash run",
+    "~~~~ console",
+    "```shell-session",
+    "Then `rm -rf dist` and `mkdir -p a`.",
+    "  $ make test",
 ]
 
 fragment_replies = st.builds(
@@ -343,7 +389,9 @@ def test_undecodable_bytes_are_refused_at_their_offset(data: bytes, cuts: list[i
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.sampled_from(KNOWN_REPLIES), st.lists(st.integers(0, 10_000), max_size=20), st.lists(st.booleans(), min_size=1))
+@given(
+    st.sampled_from(KNOWN_REPLIES), st.lists(st.integers(0, 10_000), max_size=20), st.lists(st.booleans(), min_size=1)
+)
 def test_str_and_bytes_chunks_can_be_mixed(text: str, cuts: list[int], kinds: list[bool]) -> None:
     chunks = split_at(text, cuts)
     mixed = [c.encode("utf-8") if kinds[i % len(kinds)] else c for i, c in enumerate(chunks)]  # type: ignore[union-attr]
@@ -420,7 +468,11 @@ gamma
 
 @pytest.mark.parametrize("size", [None, 1, 5])
 def test_line_hints_are_not_progress_of_the_searched_text(size: int | None) -> None:
-    chunks = HINTED.splitlines(keepends=True) if size is None else [HINTED[i : i + size] for i in range(0, len(HINTED), size)]
+    chunks = (
+        HINTED.splitlines(keepends=True)
+        if size is None
+        else [HINTED[i : i + size] for i in range(0, len(HINTED), size)]
+    )
     check_same(HINTED, chunks, None)
     events, _ = run_stream(chunks)
     old = [e.old_added for e in events if isinstance(e, BlockProgress) and e.reply_line == 3]
@@ -487,7 +539,10 @@ def test_truncated_reply_ends_with_an_abandoned_block_and_a_warning() -> None:
     events, _ = run_stream([OWN_REPLIES["truncated-diff"]])
     kinds = [type(e).__name__ for e in events]
     assert kinds[0] == "BlockStarted"
-    assert kinds[-2:] == ["BlockAbandoned", "ParseWarningEvent"] or kinds[-3:-1] == ["BlockAbandoned", "ParseWarningEvent"]
+    assert kinds[-2:] == ["BlockAbandoned", "ParseWarningEvent"] or kinds[-3:-1] == [
+        "BlockAbandoned",
+        "ParseWarningEvent",
+    ]
     warning = next(e for e in events if isinstance(e, ParseWarningEvent))
     assert "truncated" in warning.message and warning.line == 3
 
@@ -606,7 +661,9 @@ marker_lines = st.one_of(
     st.builds(
         lambda a, run, b, word, c: a + run + b + word + c,
         _space,
-        st.sampled_from(["<" * n for n in (3, 5, 7, 9, 10)] + [">" * n for n in (4, 5, 7, 9, 11)] + ["=======", "<<<>>"]),
+        st.sampled_from(
+            ["<" * n for n in (3, 5, 7, 9, 10)] + [">" * n for n in (4, 5, 7, 9, 11)] + ["=======", "<<<>>"]
+        ),
         _space,
         st.sampled_from(["SEARCH", "REPLACE", "SEARCH>", "SEARCH >", "REPLACEX", "NEW_FILE", "", "search"]),
         _space,

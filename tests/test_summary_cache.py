@@ -16,7 +16,9 @@ from .syntax_support import no_git_above
 def _tree(root: Path) -> None:
     (root / "pkg").mkdir()
     for i in range(6):
-        (root / "pkg" / f"m{i}.py").write_text(f"def helper_{i}(x):\n    return x\n\n\nclass Thing{i}:\n    def run(self):\n        return helper_{(i + 1) % 6}(1)\n")
+        (root / "pkg" / f"m{i}.py").write_text(
+            f"def helper_{i}(x):\n    return x\n\n\nclass Thing{i}:\n    def run(self):\n        return helper_{(i + 1) % 6}(1)\n"
+        )
     (root / "notes.txt").write_text("not code\n")
 
 

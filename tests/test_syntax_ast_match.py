@@ -35,7 +35,10 @@ def _stale(lines: list[str], keep: int, count: int, rnd: random.Random) -> list[
     rows = [
         i
         for i, line in enumerate(out)
-        if i not in (0, keep) and any(not keyword.iskeyword(w) for w in _WORD.findall(line)) and '"""' not in line and "'''" not in line
+        if i not in (0, keep)
+        and any(not keyword.iskeyword(w) for w in _WORD.findall(line))
+        and '"""' not in line
+        and "'''" not in line
     ]
     for i in rnd.sample(rows, min(count, len(rows))):
         word = rnd.choice([w for w in _WORD.findall(out[i]) if not keyword.iskeyword(w)])
@@ -63,7 +66,14 @@ def test_stdlib_methods_with_stale_lines_are_placed_by_name_and_never_wrongly() 
     """Real methods, each remembered with two identifiers wrong and one line to change: every
     edit the ast level makes is exactly the intended one, and it makes more than fuzzy can."""
     accepted = fuzzy_only = tried = 0
-    for module in ("html/parser.py", "argparse.py", "json/decoder.py", "textwrap.py", "email/feedparser.py", "asyncio/locks.py"):
+    for module in (
+        "html/parser.py",
+        "argparse.py",
+        "json/decoder.py",
+        "textwrap.py",
+        "email/feedparser.py",
+        "asyncio/locks.py",
+    ):
         text = stdlib_file(module).read_text(encoding="utf-8")
         lines = text.split("\n")
         rnd = random.Random(module)
@@ -71,14 +81,20 @@ def test_stdlib_methods_with_stale_lines_are_placed_by_name_and_never_wrongly() 
             if d.kind != "method":
                 continue
             body = lines[d.first : d.last + 1]
-            rows = [i for i, line in enumerate(body) if line.strip() and not line.strip().startswith(("#", '"', "'")) and i > 0]
+            rows = [
+                i
+                for i, line in enumerate(body)
+                if line.strip() and not line.strip().startswith(("#", '"', "'")) and i > 0
+            ]
             if len(rows) < 6:
                 continue
             keep = rnd.choice(rows)
             search = _stale(body, keep, 2, rnd)
             replace = list(search)
             replace[keep] = search[keep] + "  # edited"
-            expected = "\n".join([*lines[: d.first + keep], lines[d.first + keep] + "  # edited", *lines[d.first + keep + 1 :]])
+            expected = "\n".join(
+                [*lines[: d.first + keep], lines[d.first + keep] + "  # edited", *lines[d.first + keep + 1 :]]
+            )
             tried += 1
             fuzzy = locate(text, _text(search), _text(replace), level="fuzzy", language="python")
             found = locate(text, _text(search), _text(replace), level="ast", language="python")
@@ -104,7 +120,11 @@ def _stale_stdlib_method() -> tuple[str, str, str, str]:
     text = stdlib_file("html/parser.py").read_text(encoding="utf-8")
     lines = text.split("\n")
     cls = next(n for n in ast.parse(text).body if isinstance(n, ast.ClassDef) and n.name == "HTMLParser")
-    methods = sorted((n for n in cls.body if isinstance(n, ast.FunctionDef)), key=lambda n: (n.end_lineno or 0) - n.lineno, reverse=True)
+    methods = sorted(
+        (n for n in cls.body if isinstance(n, ast.FunctionDef)),
+        key=lambda n: (n.end_lineno or 0) - n.lineno,
+        reverse=True,
+    )
     for fn in methods:
         body = lines[fn.lineno - 1 : fn.end_lineno]
         comments = [i for i, line in enumerate(body) if line.strip().startswith("#")]
@@ -165,7 +185,11 @@ def test_npm_javascript_method_placed_by_name() -> None:
     done = 0
     for d in defs:
         body = lines[d.first : d.last + 1]
-        rows = [i for i, line in enumerate(body) if i > 0 and re.search(r"\w+\(", line) and not line.strip().startswith("//")]
+        rows = [
+            i
+            for i, line in enumerate(body)
+            if i > 0 and re.search(r"\w+\(", line) and not line.strip().startswith("//")
+        ]
         if not rows:
             continue
         keep = rows[0]
@@ -175,7 +199,9 @@ def test_npm_javascript_method_placed_by_name() -> None:
         found = locate(text, _text(search), _text(replace), level="ast", language="javascript")
         if isinstance(found, Match):
             assert found.strategy in ("fuzzy", "ast")
-            expected = "\n".join([*lines[: d.first + keep], lines[d.first + keep] + " // edited", *lines[d.first + keep + 1 :]])
+            expected = "\n".join(
+                [*lines[: d.first + keep], lines[d.first + keep] + " // edited", *lines[d.first + keep + 1 :]]
+            )
             assert _apply(text, found) == expected
             done += 1
     assert done >= 3
@@ -183,15 +209,51 @@ def test_npm_javascript_method_placed_by_name() -> None:
 
 # Two definitions whose bodies are the same: the text alone cannot tell them apart, the name can.
 TWINS = {
-    "go": ("p.go", "package p\n\n{a}\n\n{b}\n", "func (p *Parser) {name}(data []byte) error {{\n\tif len(data) == 0 {{\n\t\treturn nil\n\t}}\n\tp.buf = append(p.buf, data...)\n\tp.count++\n\treturn p.flush()\n}}"),
-    "rust": ("p.rs", "impl Parser {{\n{a}\n\n{b}\n}}\n", "    pub fn {name}(&mut self, data: &[u8]) -> usize {{\n        if data.is_empty() {{\n            return 0;\n        }}\n        self.buf.extend_from_slice(data);\n        self.count += 1;\n        self.flush()\n    }}"),
-    "java": ("P.java", "public class Parser {{\n{a}\n\n{b}\n}}\n", "    public int {name}(byte[] data) {{\n        if (data.length == 0) {{\n            return 0;\n        }}\n        buf.write(data);\n        count += 1;\n        return flush();\n    }}"),
-    "typescript": ("p.ts", "export class Parser {{\n{a}\n\n{b}\n}}\n", "  public {name}(data: string): number {{\n    if (!data) {{\n      return 0;\n    }}\n    this.buf += data;\n    this.count += 1;\n    return this.flush();\n  }}"),
-    "tsx": ("p.tsx", "{a}\n\n{b}\n", "export function {name}(props: Props) {{\n  if (!props.items) {{\n    return null;\n  }}\n  const rows = props.items.map(render);\n  const count = rows.length;\n  return <ul data-count={{count}}>{{rows}}</ul>;\n}}"),
-    "javascript": ("p.js", "class Parser {{\n{a}\n\n{b}\n}}\n", "  {name} (data) {{\n    if (!data) {{\n      return 0\n    }}\n    this.buf += data\n    this.count += 1\n    return this.flush()\n  }}"),
-    "cpp": ("p.cpp", "class Parser {{\n public:\n{a}\n\n{b}\n}};\n", "  int {name}(const std::string& data) {{\n    if (data.empty()) {{\n      return 0;\n    }}\n    buf += data;\n    count += 1;\n    return flush();\n  }}"),
-    "c": ("p.c", "{a}\n\n{b}\n", "static int {name}(struct parser *p, const char *data)\n{{\n    if (!data) {{\n        return 0;\n    }}\n    strcat(p->buf, data);\n    p->count += 1;\n    return flush(p);\n}}"),
-    "python": ("p.py", "class Parser:\n{a}\n\n{b}\n", "    def {name}(self, data):\n        if not data:\n            return 0\n        self.buf += data\n        self.count += 1\n        self.pending = True\n        return self.flush()"),
+    "go": (
+        "p.go",
+        "package p\n\n{a}\n\n{b}\n",
+        "func (p *Parser) {name}(data []byte) error {{\n\tif len(data) == 0 {{\n\t\treturn nil\n\t}}\n\tp.buf = append(p.buf, data...)\n\tp.count++\n\treturn p.flush()\n}}",
+    ),
+    "rust": (
+        "p.rs",
+        "impl Parser {{\n{a}\n\n{b}\n}}\n",
+        "    pub fn {name}(&mut self, data: &[u8]) -> usize {{\n        if data.is_empty() {{\n            return 0;\n        }}\n        self.buf.extend_from_slice(data);\n        self.count += 1;\n        self.flush()\n    }}",
+    ),
+    "java": (
+        "P.java",
+        "public class Parser {{\n{a}\n\n{b}\n}}\n",
+        "    public int {name}(byte[] data) {{\n        if (data.length == 0) {{\n            return 0;\n        }}\n        buf.write(data);\n        count += 1;\n        return flush();\n    }}",
+    ),
+    "typescript": (
+        "p.ts",
+        "export class Parser {{\n{a}\n\n{b}\n}}\n",
+        "  public {name}(data: string): number {{\n    if (!data) {{\n      return 0;\n    }}\n    this.buf += data;\n    this.count += 1;\n    return this.flush();\n  }}",
+    ),
+    "tsx": (
+        "p.tsx",
+        "{a}\n\n{b}\n",
+        "export function {name}(props: Props) {{\n  if (!props.items) {{\n    return null;\n  }}\n  const rows = props.items.map(render);\n  const count = rows.length;\n  return <ul data-count={{count}}>{{rows}}</ul>;\n}}",
+    ),
+    "javascript": (
+        "p.js",
+        "class Parser {{\n{a}\n\n{b}\n}}\n",
+        "  {name} (data) {{\n    if (!data) {{\n      return 0\n    }}\n    this.buf += data\n    this.count += 1\n    return this.flush()\n  }}",
+    ),
+    "cpp": (
+        "p.cpp",
+        "class Parser {{\n public:\n{a}\n\n{b}\n}};\n",
+        "  int {name}(const std::string& data) {{\n    if (data.empty()) {{\n      return 0;\n    }}\n    buf += data;\n    count += 1;\n    return flush();\n  }}",
+    ),
+    "c": (
+        "p.c",
+        "{a}\n\n{b}\n",
+        "static int {name}(struct parser *p, const char *data)\n{{\n    if (!data) {{\n        return 0;\n    }}\n    strcat(p->buf, data);\n    p->count += 1;\n    return flush(p);\n}}",
+    ),
+    "python": (
+        "p.py",
+        "class Parser:\n{a}\n\n{b}\n",
+        "    def {name}(self, data):\n        if not data:\n            return 0\n        self.buf += data\n        self.count += 1\n        self.pending = True\n        return self.flush()",
+    ),
 }
 
 
@@ -203,12 +265,16 @@ def test_the_name_settles_what_the_text_cannot(language: str) -> None:
     text = layout.format(a=first, b=second)
     # The model remembers FeedOne with one line stale and changes its counting line.
     stale = second.split("\n")
-    count_row = next(i for i, line in enumerate(stale) if "count" in line and ("+=" in line or "++" in line or "rows.length" in line))
+    count_row = next(
+        i for i, line in enumerate(stale) if "count" in line and ("+=" in line or "++" in line or "rows.length" in line)
+    )
     search = list(stale)
     search[1] = search[1].replace("if", "if   ", 1)
     search = [line.replace("buf", "buffer") if i == count_row - 1 else line for i, line in enumerate(search)]
     replace = list(search)
-    replace[count_row] = search[count_row].replace("1", "2") if "1" in search[count_row] else search[count_row] + " // x"
+    replace[count_row] = (
+        search[count_row].replace("1", "2") if "1" in search[count_row] else search[count_row] + " // x"
+    )
     fuzzy = locate(text, _text(search), _text(replace), level="fuzzy", language=language)
     assert isinstance(fuzzy, MatchFailure)
     found = locate(text, _text(search), _text(replace), level="ast", language=language)
@@ -293,8 +359,14 @@ RUN = "class A:\n    def run(self, x):\n        total = x + 1\n        total = t
     ("search", "why"),
     [
         ("class run:\n    acc = 1\n", "no class named `run`"),
-        ("def runs(self, value):\n    acc = value + 1\n    acc = acc * 2\n    return acc\n", "no function or method named `runs`"),
-        ("def run(self, value):\n    acc = value + 1\ndef other():\n    pass\n", "not one complete function, method or class"),
+        (
+            "def runs(self, value):\n    acc = value + 1\n    acc = acc * 2\n    return acc\n",
+            "no function or method named `runs`",
+        ),
+        (
+            "def run(self, value):\n    acc = value + 1\ndef other():\n    pass\n",
+            "not one complete function, method or class",
+        ),
         ("    acc = value + 1\n    return acc\n", "not one complete function, method or class"),
         ("def run(self, value):\n    acc = (value + \n", "not one complete function, method or class"),
         ("def run(self, value):\n    acc = value - 1\n    return acc\n", "similar to SEARCH (at least 90% is needed)"),
@@ -318,8 +390,14 @@ def test_a_definition_sharing_its_lines_is_refused() -> None:
 
 @needs_ast
 def test_the_ast_level_is_off_unless_asked(root: Path) -> None:
-    (root / "m.py").write_text("class A:\n    def run(self, x):\n        y = x + 1\n        z = y * 2\n        return z\n")
-    reply = sr("m.py", "def run(self, value):\n    y = value + 1\n    z = y * 2\n    return z\n", "def run(self, value):\n    y = value + 1\n    z = y * 3\n    return z\n")
+    (root / "m.py").write_text(
+        "class A:\n    def run(self, x):\n        y = x + 1\n        z = y * 2\n        return z\n"
+    )
+    reply = sr(
+        "m.py",
+        "def run(self, value):\n    y = value + 1\n    z = y * 2\n    return z\n",
+        "def run(self, value):\n    y = value + 1\n    z = y * 3\n    return z\n",
+    )
     assert not editblocks.apply_edits(reply, root, dry_run=True).ok
     assert not editblocks.apply_edits(reply, root, dry_run=True, match="fuzzy").ok
 
@@ -327,12 +405,18 @@ def test_the_ast_level_is_off_unless_asked(root: Path) -> None:
 # -- without syntax support ------------------------------------------------------------------------------------
 
 
-def test_without_the_extra_the_ast_level_fails_with_a_note_never_an_error(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_extra_the_ast_level_fails_with_a_note_never_an_error(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setitem(sys.modules, "tree_sitter_language_pack", None)
     monkeypatch.setattr(syntax_tree, "_parsers", {})
     monkeypatch.setattr(syntax_tree, "_last", None)
     (root / "m.py").write_text("class A:\n    def run(self, x):\n        y = x + 1\n        return y\n")
-    reply = sr("m.py", "def run(self, value):\n    q = value + 1\n    return q\n", "def run(self, value):\n    q = value + 2\n    return q\n")
+    reply = sr(
+        "m.py",
+        "def run(self, value):\n    q = value + 1\n    return q\n",
+        "def run(self, value):\n    q = value + 2\n    return q\n",
+    )
     result = editblocks.apply_edits(reply, root, match="ast")
     assert not result.ok
     assert "(the syntax step did not place it: syntax support is not installed" in (result.results[0].reason or "")

@@ -29,7 +29,9 @@ def test_a_break_gets_a_note_and_feedback(tmp_path: Path) -> None:
 def test_verify_syntax_leaves_the_file_untouched(tmp_path: Path) -> None:
     text = "def f():\n    return g(1, 2)\n"
     (tmp_path / "m.py").write_text(text)
-    result = editblocks.apply_edits(sr("m.py", "    return g(1, 2)\n", "    return g(1, 2\n"), tmp_path, verify_syntax=True)
+    result = editblocks.apply_edits(
+        sr("m.py", "    return g(1, 2)\n", "    return g(1, 2\n"), tmp_path, verify_syntax=True
+    )
     (res,) = result.results
     assert res.status is EditStatus.FAILED and "parse" in (res.reason or "")
     assert (tmp_path / "m.py").read_text() == text and not result.files_modified
@@ -56,7 +58,10 @@ def test_cli_verify_syntax_on_real_code(tmp_path: Path) -> None:
     reply = sr("textwrap.py", line + "\n", line.rstrip()[:-1] + "\n")
     (tmp_path / "reply.md").write_text(reply)
     run = subprocess.run(
-        [sys.executable, "-m", "editblocks", "apply", "reply.md", "--verify-syntax", "--json"], cwd=tmp_path, capture_output=True, text=True
+        [sys.executable, "-m", "editblocks", "apply", "reply.md", "--verify-syntax", "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
     )
     assert run.returncode == 1, run.stderr
     payload = json.loads(run.stdout)

@@ -122,7 +122,9 @@ def test_stdlib_context_shows_class_then_method_then_the_line() -> None:
 def test_stdlib_context_with_line_numbers_and_line_option() -> None:
     path = stdlib_file("json/decoder.py")
     text = path.read_text(encoding="utf-8")
-    target = next(i for i, line in enumerate(text.split("\n"), 1) if "obj, end = self.raw_decode(s, idx=_w(s, 0).end())" in line)
+    target = next(
+        i for i, line in enumerate(text.split("\n"), 1) if "obj, end = self.raw_decode(s, idx=_w(s, 0).end())" in line
+    )
     result = file_context(text, "json/decoder.py", lines=[target], line_numbers=True)
     marked = [line for line in result.text.split("\n") if "█" in line]
     assert marked == [f"{target:>{len(str(len(text.splitlines())))}}█{text.split(chr(10))[target - 1]}"]
@@ -207,19 +209,79 @@ def test_npm_package_json_context_is_by_keys() -> None:
 # -- every language -------------------------------------------------------------------------------------
 
 SAMPLES = [
-    ("p.py", "class Parser:\n    def feed(self, data):\n        self.buf += data  # HERE\n        return 1\n", "Parser.feed", ["class Parser:", "    def feed(self, data):"]),
-    ("p.js", "class Parser {\n  feed (data) {\n    this.buf += data // HERE\n  }\n}\n", "Parser.feed", ["class Parser {", "  feed (data) {"]),
-    ("p.ts", "export class Parser {\n  public feed(data: string): void {\n    this.buf += data; // HERE\n  }\n}\n", "Parser.feed", ["export class Parser {"]),
-    ("p.tsx", "export function View(props: Props) {\n  const x = 1;\n  return <div>{props.a}</div>; // HERE\n}\n", "View", ["export function View(props: Props) {"]),
-    ("p.go", "package p\n\nfunc (p *Parser) Feed(data []byte) error {\n\tp.buf = append(p.buf, data...) // HERE\n\treturn nil\n}\n", "Parser.Feed", ["func (p *Parser) Feed(data []byte) error {"]),
-    ("p.rs", "impl Parser {\n    pub fn feed(&mut self, data: &[u8]) {\n        self.buf.extend(data); // HERE\n    }\n}\n", "Parser::feed", ["impl Parser {", "    pub fn feed(&mut self, data: &[u8]) {"]),
-    ("P.java", "public class Parser {\n    public void feed(String data) {\n        buf += data; // HERE\n    }\n}\n", "Parser.feed", ["public class Parser {", "    public void feed(String data) {"]),
-    ("p.c", "static int feed(struct parser *p, const char *data)\n{\n    p->len += 1; /* HERE */\n    return 0;\n}\n", "feed", ["static int feed(struct parser *p, const char *data)"]),
-    ("p.cpp", "namespace io {\nclass Parser {\n  void feed(const std::string& d) {\n    buf += d; // HERE\n  }\n};\n}\n", "io::Parser::feed", ["namespace io {", "class Parser {", "  void feed(const std::string& d) {"]),
-    ("s.css", "@media (max-width: 600px) {\n  .nav a {\n    color: red; /* HERE */\n  }\n}\n", "@media (max-width: 600px) .nav a", ["@media (max-width: 600px) {", "  .nav a {"]),
-    ("i.html", "<html>\n<body>\n<div id=\"main\">\n<p>hello</p> <!-- HERE -->\n</div>\n</body>\n</html>\n", "html > body > div#main > p", ["<div id=\"main\">"]),
-    ("p.json", "{\n  \"scripts\": {\n    \"test\": \"tap\",\n    \"x\": \"HERE\"\n  }\n}\n", "scripts.x", ["  \"scripts\": {"]),
-    ("c.yml", "jobs:\n  build:\n    steps:\n      - run: make  # HERE\n", "jobs.build.steps.run", ["jobs:", "  build:", "    steps:"]),
+    (
+        "p.py",
+        "class Parser:\n    def feed(self, data):\n        self.buf += data  # HERE\n        return 1\n",
+        "Parser.feed",
+        ["class Parser:", "    def feed(self, data):"],
+    ),
+    (
+        "p.js",
+        "class Parser {\n  feed (data) {\n    this.buf += data // HERE\n  }\n}\n",
+        "Parser.feed",
+        ["class Parser {", "  feed (data) {"],
+    ),
+    (
+        "p.ts",
+        "export class Parser {\n  public feed(data: string): void {\n    this.buf += data; // HERE\n  }\n}\n",
+        "Parser.feed",
+        ["export class Parser {"],
+    ),
+    (
+        "p.tsx",
+        "export function View(props: Props) {\n  const x = 1;\n  return <div>{props.a}</div>; // HERE\n}\n",
+        "View",
+        ["export function View(props: Props) {"],
+    ),
+    (
+        "p.go",
+        "package p\n\nfunc (p *Parser) Feed(data []byte) error {\n\tp.buf = append(p.buf, data...) // HERE\n\treturn nil\n}\n",
+        "Parser.Feed",
+        ["func (p *Parser) Feed(data []byte) error {"],
+    ),
+    (
+        "p.rs",
+        "impl Parser {\n    pub fn feed(&mut self, data: &[u8]) {\n        self.buf.extend(data); // HERE\n    }\n}\n",
+        "Parser::feed",
+        ["impl Parser {", "    pub fn feed(&mut self, data: &[u8]) {"],
+    ),
+    (
+        "P.java",
+        "public class Parser {\n    public void feed(String data) {\n        buf += data; // HERE\n    }\n}\n",
+        "Parser.feed",
+        ["public class Parser {", "    public void feed(String data) {"],
+    ),
+    (
+        "p.c",
+        "static int feed(struct parser *p, const char *data)\n{\n    p->len += 1; /* HERE */\n    return 0;\n}\n",
+        "feed",
+        ["static int feed(struct parser *p, const char *data)"],
+    ),
+    (
+        "p.cpp",
+        "namespace io {\nclass Parser {\n  void feed(const std::string& d) {\n    buf += d; // HERE\n  }\n};\n}\n",
+        "io::Parser::feed",
+        ["namespace io {", "class Parser {", "  void feed(const std::string& d) {"],
+    ),
+    (
+        "s.css",
+        "@media (max-width: 600px) {\n  .nav a {\n    color: red; /* HERE */\n  }\n}\n",
+        "@media (max-width: 600px) .nav a",
+        ["@media (max-width: 600px) {", "  .nav a {"],
+    ),
+    (
+        "i.html",
+        '<html>\n<body>\n<div id="main">\n<p>hello</p> <!-- HERE -->\n</div>\n</body>\n</html>\n',
+        "html > body > div#main > p",
+        ['<div id="main">'],
+    ),
+    ("p.json", '{\n  "scripts": {\n    "test": "tap",\n    "x": "HERE"\n  }\n}\n', "scripts.x", ['  "scripts": {']),
+    (
+        "c.yml",
+        "jobs:\n  build:\n    steps:\n      - run: make  # HERE\n",
+        "jobs.build.steps.run",
+        ["jobs:", "  build:", "    steps:"],
+    ),
 ]
 
 

@@ -37,7 +37,9 @@ def test_stdlib_failure_names_the_method_with_its_lines(root: Path) -> None:
     if "        self.rawdata = self.rawdata + data\n        self.goahead(0)\n" not in text:
         pytest.skip("this Python's html/parser.py differs")
     (root / "parser.py").write_text(text)
-    reply = sr("parser.py", "        self.rawdata = self.rawdata + data_chunk\n        self.goahead(False)\n", "        pass\n")
+    reply = sr(
+        "parser.py", "        self.rawdata = self.rawdata + data_chunk\n        self.goahead(False)\n", "        pass\n"
+    )
     result = editblocks.apply_edits(reply, root)
     assert not result.ok
     first, last = _span(text, "HTMLParser.feed")
@@ -63,14 +65,62 @@ def test_npm_failure_names_the_class_method(root: Path) -> None:
 
 
 CASES = [
-    ("p.go", "package p\n\ntype Parser struct{ buf []byte }\n\nfunc (p *Parser) Feed(data []byte) error {\n\tp.buf = append(p.buf, data...)\n\tp.count = p.count + 1\n\treturn nil\n}\n", "\tp.buf = append(p.buf, data)\n\tp.count = p.count + 2\n", "Parser.Feed", (5, 9)),
-    ("p.rs", "struct Parser;\n\nimpl Parser {\n    pub fn feed(&mut self, data: &[u8]) {\n        self.buf.extend_from_slice(data);\n        self.count += 1;\n    }\n}\n", "        self.buf.extend_from_slice(bytes);\n        self.count += 2;\n", "Parser::feed", (4, 7)),
-    ("P.java", "public class Parser {\n    @Override\n    public void feed(String data) {\n        buffer.append(data);\n        count += 1;\n    }\n}\n", "        buffer.append(chunk);\n        count += 2;\n", "Parser.feed", (2, 6)),
-    ("p.ts", "export class Parser {\n  feed(data: string): void {\n    this.buf += data;\n    this.count += 1;\n  }\n}\n", "    this.buf += chunk;\n    this.count += 2;\n", "Parser.feed", (2, 5)),
-    ("p.cpp", "namespace io {\nvoid Parser::feed(const std::string& d) {\n  buf += d;\n  count += 1;\n}\n}\n", "  buf += data;\n  count += 2;\n", "io::Parser::feed", (2, 5)),
-    ("s.css", ".nav a {\n  color: red;\n  margin: 0 auto;\n}\n", "  color: blue;\n  margin: 0 auto;\n", ".nav a", (1, 4)),
-    ("p.json", "{\n  \"scripts\": {\n    \"test\": \"tap\",\n    \"lint\": \"eslint .\"\n  }\n}\n", "    \"test\": \"tap --cov\",\n    \"lint\": \"eslint .\"\n", "scripts", (2, 5)),
-    ("c.yaml", "jobs:\n  build:\n    runs-on: ubuntu\n    steps:\n      - run: make\n", "    runs-on: debian\n    steps:\n", "jobs.build", (2, 5)),
+    (
+        "p.go",
+        "package p\n\ntype Parser struct{ buf []byte }\n\nfunc (p *Parser) Feed(data []byte) error {\n\tp.buf = append(p.buf, data...)\n\tp.count = p.count + 1\n\treturn nil\n}\n",
+        "\tp.buf = append(p.buf, data)\n\tp.count = p.count + 2\n",
+        "Parser.Feed",
+        (5, 9),
+    ),
+    (
+        "p.rs",
+        "struct Parser;\n\nimpl Parser {\n    pub fn feed(&mut self, data: &[u8]) {\n        self.buf.extend_from_slice(data);\n        self.count += 1;\n    }\n}\n",
+        "        self.buf.extend_from_slice(bytes);\n        self.count += 2;\n",
+        "Parser::feed",
+        (4, 7),
+    ),
+    (
+        "P.java",
+        "public class Parser {\n    @Override\n    public void feed(String data) {\n        buffer.append(data);\n        count += 1;\n    }\n}\n",
+        "        buffer.append(chunk);\n        count += 2;\n",
+        "Parser.feed",
+        (2, 6),
+    ),
+    (
+        "p.ts",
+        "export class Parser {\n  feed(data: string): void {\n    this.buf += data;\n    this.count += 1;\n  }\n}\n",
+        "    this.buf += chunk;\n    this.count += 2;\n",
+        "Parser.feed",
+        (2, 5),
+    ),
+    (
+        "p.cpp",
+        "namespace io {\nvoid Parser::feed(const std::string& d) {\n  buf += d;\n  count += 1;\n}\n}\n",
+        "  buf += data;\n  count += 2;\n",
+        "io::Parser::feed",
+        (2, 5),
+    ),
+    (
+        "s.css",
+        ".nav a {\n  color: red;\n  margin: 0 auto;\n}\n",
+        "  color: blue;\n  margin: 0 auto;\n",
+        ".nav a",
+        (1, 4),
+    ),
+    (
+        "p.json",
+        '{\n  "scripts": {\n    "test": "tap",\n    "lint": "eslint ."\n  }\n}\n',
+        '    "test": "tap --cov",\n    "lint": "eslint ."\n',
+        "scripts",
+        (2, 5),
+    ),
+    (
+        "c.yaml",
+        "jobs:\n  build:\n    runs-on: ubuntu\n    steps:\n      - run: make\n",
+        "    runs-on: debian\n    steps:\n",
+        "jobs.build",
+        (2, 5),
+    ),
 ]
 
 
@@ -97,8 +147,12 @@ def test_without_the_extra_the_line_pattern_names_the_scope(root: Path, monkeypa
     monkeypatch.setitem(sys.modules, "tree_sitter_language_pack", None)
     monkeypatch.setattr(syntax_tree, "_parsers", {})
     monkeypatch.setattr(syntax_tree, "_last", None)
-    (root / "m.py").write_text("class Parser:\n    def feed(self, data):\n        self.buf += data\n        self.count += 1\n        return self.buf\n")
-    result = editblocks.apply_edits(sr("m.py", "        self.buf += chunk\n        self.count += 2\n", "        pass\n"), root)
+    (root / "m.py").write_text(
+        "class Parser:\n    def feed(self, data):\n        self.buf += data\n        self.count += 1\n        return self.buf\n"
+    )
+    result = editblocks.apply_edits(
+        sr("m.py", "        self.buf += chunk\n        self.count += 2\n", "        pass\n"), root
+    )
     reason = result.results[0].reason or ""
     assert "inside `def feed`" in reason and " at lines " not in reason
 

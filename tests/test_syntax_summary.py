@@ -26,7 +26,18 @@ def run(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-STDLIB_PART = ["json/__init__.py", "json/decoder.py", "json/encoder.py", "json/scanner.py", "html/__init__.py", "html/parser.py", "argparse.py", "shlex.py", "textwrap.py", "queue.py"]
+STDLIB_PART = [
+    "json/__init__.py",
+    "json/decoder.py",
+    "json/encoder.py",
+    "json/scanner.py",
+    "html/__init__.py",
+    "html/parser.py",
+    "argparse.py",
+    "shlex.py",
+    "textwrap.py",
+    "queue.py",
+]
 
 
 @pytest.fixture
@@ -97,14 +108,18 @@ def test_the_most_referenced_definitions_come_first(tmp_path: Path) -> None:
     (root / "core.py").write_text(
         "def load_settings(path):\n    return {}\n\n\ndef rarely_called_thing():\n    pass\n\n\ndef never_used_elsewhere():\n    pass\n"
     )
-    (root / "a.py").write_text("from core import load_settings\n" + "load_settings('x')\n" * 8 + "rarely_called_thing()\n")
+    (root / "a.py").write_text(
+        "from core import load_settings\n" + "load_settings('x')\n" * 8 + "rarely_called_thing()\n"
+    )
     (root / "b.py").write_text("from core import load_settings\nload_settings('y')\n")
     full = summarize(None, root, None)
     assert full.definitions == 3
     tight = summarize(None, root, estimate_tokens("core.py:\n│def load_settings(path):\n⋮") + 1)
     assert tight.shown == 1
     assert tight.text == "core.py:\n│def load_settings(path):\n⋮"
-    two = summarize(None, root, estimate_tokens("core.py:\n│def load_settings(path):\n⋮\n│def rarely_called_thing():\n⋮") + 1)
+    two = summarize(
+        None, root, estimate_tokens("core.py:\n│def load_settings(path):\n⋮\n│def rarely_called_thing():\n⋮") + 1
+    )
     assert two.text == "core.py:\n│def load_settings(path):\n⋮\n│def rarely_called_thing():\n⋮"
 
 
@@ -127,7 +142,9 @@ def test_npm_javascript_summary(tmp_path: Path) -> None:
     assert estimate_tokens(result.text) <= 800
     assert result.shown > 5
     assert all(p.startswith("lib/") and p.endswith(".js") for p in result)
-    assert re.search(r"^│(?:export )?(?:class \w+|const \w+ = |function \w+|module\.exports)", result.text, re.MULTILINE)
+    assert re.search(
+        r"^│(?:export )?(?:class \w+|const \w+ = |function \w+|module\.exports)", result.text, re.MULTILINE
+    )
     again = summarize(["lib"], root, max_tokens=800)
     assert again.text == result.text
 

@@ -72,7 +72,9 @@ def test_already_applied_needs_replace_once_and_search_nowhere() -> None:
 def test_already_applied_equal_but_for_white_space() -> None:
     text = "def f():\n\n        total  =  1\n\n        return total\n"
     assert check_already_applied(text, "total = 0\nreturn total\n", "total = 1\nreturn total\n")
-    assert not check_already_applied(text + "    total = 1\n  return total\n", "total = 0\nreturn total\n", "total = 1\nreturn total\n")
+    assert not check_already_applied(
+        text + "    total = 1\n  return total\n", "total = 0\nreturn total\n", "total = 1\nreturn total\n"
+    )
 
 
 def test_an_applied_insertion_may_contain_search() -> None:
@@ -137,7 +139,12 @@ def test_document_code_examples_may_hold_elision_comments() -> None:
 @pytest.mark.parametrize(
     ("file", "search", "replace", "merged"),
     [
-        ("cases that are not matched", "cases that are matched", "cases that are matched now", "cases that are not matched now"),
+        (
+            "cases that are not matched",
+            "cases that are matched",
+            "cases that are matched now",
+            "cases that are not matched now",
+        ),
         ("if a and b:  # check", "if a and b:", "if a and not b:", "if a and not b:  # check"),
         ("call(a, b, c)", "call(a, c)", "call(a, c, d)", "call(a, b, c, d)"),
         ("return x", "return x", "return y", "return y"),
@@ -153,7 +160,11 @@ def test_clean_merges(file: str, search: str, replace: str, merged: str) -> None
         ("cases that are not matched", "cases that are rarely matched", "cases that are often matched"),
         ("x = compute(1, 2, 3)", "x = compute(1, 2, 4)", "x = compute(1, 2, 5)"),
         ("a b c", "a c", "a X c"),  # inserts where the file has a word the model did not see
-        ("total = price * qty  # euros", "total = price * qty", "total = price * qty + tax"),  # appends where the file goes on
+        (
+            "total = price * qty  # euros",
+            "total = price * qty",
+            "total = price * qty + tax",
+        ),  # appends where the file goes on
     ],
 )
 def test_conflicting_merges_are_refused(file: str, search: str, replace: str) -> None:
@@ -163,7 +174,9 @@ def test_conflicting_merges_are_refused(file: str, search: str, replace: str) ->
 # -- end to end ------------------------------------------------------------------------------------
 
 
-def _apply(tmp_path: Path, files: dict[str, str], reply: str, **options: object) -> tuple[editblocks.ApplyResult, dict[str, str]]:
+def _apply(
+    tmp_path: Path, files: dict[str, str], reply: str, **options: object
+) -> tuple[editblocks.ApplyResult, dict[str, str]]:
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
@@ -197,7 +210,9 @@ def test_elision_in_replace_only_keeps_the_lines_in_every_format(tmp_path: Path,
     text = "def f():\n    a = 1\n    b = 2\n    c = 3\n    return a\n"
     old = "    a = 1\n    b = 2\n    c = 3\n    return a\n"
     new = "    a = 10\n    # ... existing code ...\n    return a\n"
-    block = EditBlock("m.py", old_lines=old, new_lines=new, anchor="def f():\n" if fmt in ("edit-v2", "edit-v3") else "")
+    block = EditBlock(
+        "m.py", old_lines=old, new_lines=new, anchor="def f():\n" if fmt in ("edit-v2", "edit-v3") else ""
+    )
     reply = editblocks.get_format(fmt).render(block)
     result, files = _apply(tmp_path, {"m.py": text}, reply, format=fmt)
     assert result.results[0].status is EditStatus.APPLIED, result.results[0].reason
@@ -207,7 +222,11 @@ def test_elision_in_replace_only_keeps_the_lines_in_every_format(tmp_path: Path,
 @pytest.mark.parametrize("fmt", ["diff", "edit-v3", "cline", "patch"])
 def test_elision_in_replace_that_is_not_certain_is_refused(tmp_path: Path, fmt: str) -> None:
     text = "def f():\n    a = 1\n    b = 2\n"
-    block = EditBlock("m.py", old_lines="def f():\n    a = 1\n", new_lines="def f():\n    a = 1\n    # ... existing code ...\n    z = 9\n")
+    block = EditBlock(
+        "m.py",
+        old_lines="def f():\n    a = 1\n",
+        new_lines="def f():\n    a = 1\n    # ... existing code ...\n    z = 9\n",
+    )
     result, files = _apply(tmp_path, {"m.py": text}, editblocks.get_format(fmt).render(block), format=fmt)
     assert result.results[0].status is EditStatus.FAILED
     assert files["m.py"] == text
@@ -277,16 +296,24 @@ def test_a_wrong_placement_is_failed_by_the_verifier(tmp_path: Path, monkeypatch
 
     monkeypatch.setattr(apply_module, "locate", wrong)
     result, files = _apply(tmp_path, {"m.py": text}, sr("m.py", "# not here\n", "# not here\n# added\n"))
-    assert result.results[0].status is EditStatus.FAILED and "would not make the change" in (result.results[0].reason or "")
+    assert result.results[0].status is EditStatus.FAILED and "would not make the change" in (
+        result.results[0].reason or ""
+    )
     assert files["m.py"] == text
 
 
-def test_a_wrong_already_applied_claim_is_failed_by_the_verifier(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_wrong_already_applied_claim_is_failed_by_the_verifier(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import editblocks.pipeline.placer as apply_module
     from editblocks.matching import Match
 
     text = "a = 1\nb = 2\n"
-    monkeypatch.setattr(apply_module, "locate", lambda text, old, new, **_: Match(0, 6, "a = 1\n", "fuzzy", 1, 0.9, already_applied=True))
+    monkeypatch.setattr(
+        apply_module,
+        "locate",
+        lambda text, old, new, **_: Match(0, 6, "a = 1\n", "fuzzy", 1, 0.9, already_applied=True),
+    )
     result, files = _apply(tmp_path, {"m.py": text}, sr("m.py", "a = 0\n", "a = 2\n"))
     assert result.results[0].status is EditStatus.FAILED and not result.results[0].already_applied
     assert files["m.py"] == text

@@ -28,7 +28,14 @@ SCENARIOS = Path(__file__).parent / "scenarios"
 CASES = sorted(p for p in SCENARIOS.iterdir() if (p / "before").is_dir() and (p / "reply.md").is_file())
 
 _WORD = re.compile(r"\w+|[^\w\s]")
-MARKERS = ["=======", ">>>>>>> REPLACE", "# ... existing code ...", "// ... rest of the code ...", "*** End Patch", "..."]
+MARKERS = [
+    "=======",
+    ">>>>>>> REPLACE",
+    "# ... existing code ...",
+    "// ... rest of the code ...",
+    "*** End Patch",
+    "...",
+]
 
 
 def _words(text: str) -> Counter[str]:
@@ -85,7 +92,12 @@ def test_every_reported_success_passes_the_outcome_checks(data: st.DataObject) -
     elif side == "new":
         block = _replace(block, new_lines=_mutate(block.new_lines, kind, k, data))
     elif side == "path":
-        block = _replace(block, file_path=data.draw(st.sampled_from([block.file_path.upper(), Path(block.file_path).name, "x/" + block.file_path])))
+        block = _replace(
+            block,
+            file_path=data.draw(
+                st.sampled_from([block.file_path.upper(), Path(block.file_path).name, "x/" + block.file_path])
+            ),
+        )
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         shutil.copytree(case / "before", root, dirs_exist_ok=True)
@@ -105,7 +117,12 @@ def test_every_reported_success_passes_the_outcome_checks(data: st.DataObject) -
                 search, replace = b.anchor + reading[0] + b.trailing_anchor, b.anchor + reading[1] + b.trailing_anchor
                 if res.strategy != "append":
                     assert check_already_applied(before or "", search, replace), (case.name, search, replace)
-            elif res.status is EditStatus.APPLIED and res.strategy not in ("ast",) and before is not None and after is not None:
+            elif (
+                res.status is EditStatus.APPLIED
+                and res.strategy not in ("ast",)
+                and before is not None
+                and after is not None
+            ):
                 reading = block_reading(b, before, res.file_path)
                 assert not isinstance(reading, str)
                 search, replace = b.anchor + reading[0] + b.trailing_anchor, b.anchor + reading[1] + b.trailing_anchor

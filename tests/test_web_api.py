@@ -183,8 +183,10 @@ def test_strategy_indicators_for_tolerant_and_fuzzy_matches(client: TestClient, 
 
 
 def test_skipped_and_already_applied_blocks(client: TestClient, project: Path) -> None:
-    bad_then_good = sr("shop/cart.py", "no such line\n", "x\n") + "\n" + sr(
-        "shop/cart.py", "class Cart:\n", "class ShoppingCart:\n"
+    bad_then_good = (
+        sr("shop/cart.py", "no such line\n", "x\n")
+        + "\n"
+        + sr("shop/cart.py", "class Cart:\n", "class ShoppingCart:\n")
     )
     assert by_status(new_review(client, bad_then_good)) == ["failed", "skipped"]
     done = sr("README.md", "A small cart.\n", "A tiny shopping cart used by the editblocks demo.\n")
@@ -277,7 +279,10 @@ def test_html_in_replies_and_files_is_escaped(client: TestClient, project: Path)
     assert "<script" not in html and "<img" not in html and "<b>" not in html
     assert "&lt;script&gt;window.__pwned = 3&lt;/script&gt;" in html
     file_rows = client.get(f"/api/reviews/{view['id']}/file", params={"path": "README.md"}).json()["rows"]
-    assert "&lt;script&gt;alert(&#x27;file&#x27;)&lt;/script&gt;" in file_rows[0]["h"] or "&lt;script&gt;" in file_rows[0]["h"]
+    assert (
+        "&lt;script&gt;alert(&#x27;file&#x27;)&lt;/script&gt;" in file_rows[0]["h"]
+        or "&lt;script&gt;" in file_rows[0]["h"]
+    )
     assert "<script" not in json.dumps(file_rows)
 
 
@@ -295,7 +300,10 @@ def test_highlighted_rows_keep_the_text_and_mark_changed_characters() -> None:
     old, new = char_changes("        return self.total", "        return self.subtotal")
     assert ["        return self.total"[a:b] for a, b in old] == ["total"]
     assert ["        return self.subtotal"[a:b] for a, b in new] == ["subtotal"]
-    assert render_line([("k", "if"), ("", " a<b")], [(3, 5)]) == '<span class="k">if</span> <span class="eb-chg">a&lt;</span>b'
+    assert (
+        render_line([("k", "if"), ("", " a<b")], [(3, 5)])
+        == '<span class="k">if</span> <span class="eb-chg">a&lt;</span>b'
+    )
     assert token_lines("", "x.py") == []
     assert ["".join(t for _, t in line) for line in token_lines("a\n\tb\n\n", "Makefile")] == ["a", "\tb", ""]
 
@@ -382,7 +390,11 @@ def test_edit_manually_is_rechecked_and_applies_the_edited_text(client: TestClie
     rid = view["id"]
     stale = view["blocks"][3]
     assert stale["text"].startswith("README.md\n")
-    assert editblocks.parse_response(stale["text"]).blocks[0].same_edit(editblocks.parse_response(STALE_README_BLOCK).blocks[0])
+    assert (
+        editblocks.parse_response(stale["text"])
+        .blocks[0]
+        .same_edit(editblocks.parse_response(STALE_README_BLOCK).blocks[0])
+    )
 
     broken = client.post(f"/api/reviews/{rid}/blocks/3", json={"text": "README.md\n<<<<<<< SEARCH\nA tiny"}).json()
     block = broken["blocks"][3]
@@ -433,7 +445,15 @@ def test_file_view_serves_only_files_under_the_root(client: TestClient, project:
     assert client.get(url, params={"path": "notes.txt"}).json()["rows"][0]["h"] == "keep me"
     pending = client.get(url, params={"path": "shop/cart.py"}).json()
     assert pending["kind"] == "pending" and any(r["t"] == "add" for r in pending["rows"])
-    for bad in ["../secret.txt", str(project.parent / "secret.txt"), "link.txt", ".git/config", "shop/../../secret.txt", "~/x", ""]:
+    for bad in [
+        "../secret.txt",
+        str(project.parent / "secret.txt"),
+        "link.txt",
+        ".git/config",
+        "shop/../../secret.txt",
+        "~/x",
+        "",
+    ]:
         response = client.get(url, params={"path": bad})
         assert response.status_code in (400, 403), (bad, response.text)
         assert "TOP-SECRET" not in response.text
@@ -486,10 +506,14 @@ DELETE_AND_MOVE = (
 )
 
 
-def test_no_delete_previews_deletes_and_moves_as_failed_and_apply_keeps_the_files(client: TestClient, project: Path) -> None:
+def test_no_delete_previews_deletes_and_moves_as_failed_and_apply_keeps_the_files(
+    client: TestClient, project: Path
+) -> None:
     # The page without the option proposes to delete and to move.
     assert by_status(new_review(client, DELETE_AND_MOVE)) == ["will_apply", "will_apply", "will_apply"]
-    refusing = TestClient(create_app(project, allow_delete=False, allowed_hosts=["testserver"]), base_url="http://testserver")
+    refusing = TestClient(
+        create_app(project, allow_delete=False, allowed_hosts=["testserver"]), base_url="http://testserver"
+    )
     assert refusing.get("/api/state").json()["allow_delete"] is False
     view = new_review(refusing, DELETE_AND_MOVE)
     assert by_status(view) == ["will_apply", "failed", "failed"]
@@ -499,7 +523,12 @@ def test_no_delete_previews_deletes_and_moves_as_failed_and_apply_keeps_the_file
     assert view["summary"]["files_pending"] == ["shop/cart.py"]
     # Accepting the deletion on its own, or everything, writes no deletion or move.
     one = refusing.post(f"/api/reviews/{view['id']}/apply", json={"blocks": [1]})
-    assert one.status_code == 200 and one.json()["applied"]["counts"] == {"applied": 0, "failed": 1, "skipped": 0, "already_applied": 0}
+    assert one.status_code == 200 and one.json()["applied"]["counts"] == {
+        "applied": 0,
+        "failed": 1,
+        "skipped": 0,
+        "already_applied": 0,
+    }
     rest = refusing.post(f"/api/reviews/{view['id']}/apply", json={"all": True}).json()
     assert rest["applied"]["files"] == ["shop/cart.py"]
     assert by_status(rest["view"]) == ["applied", "failed", "failed"]
@@ -658,7 +687,9 @@ def test_apply_review_listens_on_the_port_asked_for_and_refuses_a_busy_one(proje
     finally:
         busy.socket.close()
     port = busy.port  # free again
-    proc, url = _start_cli(["apply", "--review", "reply.md", "--root", str(project), "--port", str(port)], None, project)
+    proc, url = _start_cli(
+        ["apply", "--review", "reply.md", "--root", str(project), "--port", str(port)], None, project
+    )
     try:
         assert url == f"http://127.0.0.1:{port}/"
         assert _get_json(url + "api/state")["root"] == str(project.resolve())
@@ -754,7 +785,19 @@ def test_review_commands_pass_no_delete_and_their_other_options_to_the_page(proj
     reply, root = str(project / "reply.md"), str(project)
     runner = CliRunner()
     result = runner.invoke(
-        main, ["apply", "--review", reply, "--root", root, "--no-delete", "--match", "exact", "--git-add", "--continue-after-failure"]
+        main,
+        [
+            "apply",
+            "--review",
+            reply,
+            "--root",
+            root,
+            "--no-delete",
+            "--match",
+            "exact",
+            "--git-add",
+            "--continue-after-failure",
+        ],
     )
     assert result.exit_code == 0, result.output
     assert runner.invoke(main, ["apply", "--review", reply, "--root", root]).exit_code == 0
@@ -823,7 +866,9 @@ def _raw_post(port: int, head: str) -> socket.socket:
     return sock
 
 
-def test_a_chunked_body_is_refused_at_the_limit_while_it_arrives(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_chunked_body_is_refused_at_the_limit_while_it_arrives(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """No Content-Length: the body is counted as it arrives and refused (413) once past the limit,
     long before the client has sent it all."""
     monkeypatch.setattr("editblocks.web.app.MAX_BODY_BYTES", 1_000_000)
@@ -882,7 +927,9 @@ def test_a_body_that_stops_arriving_is_given_up(project: Path, monkeypatch: pyte
 # -- the run's secret token ----------------------------------------------------------------------
 
 
-def _http(server: ReviewServer, method: str, path: str, body: dict | None = None, headers: dict | None = None) -> tuple[int, dict[str, str], bytes]:
+def _http(
+    server: ReviewServer, method: str, path: str, body: dict | None = None, headers: dict | None = None
+) -> tuple[int, dict[str, str], bytes]:
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
     sent = {"Host": f"127.0.0.1:{server.port}", **(headers or {})}
     if body is not None:
@@ -911,13 +958,24 @@ def test_without_the_token_nothing_is_read_or_written(project: Path) -> None:
             status, _, page = _http(server, "GET", "/", headers=headers)
             assert status == 401 and b"link" in page and b"editblocks review" not in page
         # Even with a review made by the page, an apply without the token writes nothing.
-        status, _, body = _http(server, "POST", "/api/reviews", {"reply": REPLY}, {"Authorization": f"Bearer {server.token}"})
+        status, _, body = _http(
+            server, "POST", "/api/reviews", {"reply": REPLY}, {"Authorization": f"Bearer {server.token}"}
+        )
         assert status == 201
         review_id = json.loads(body)["id"]
         assert _http(server, "POST", f"/api/reviews/{review_id}/apply", {"all": True})[0] == 401
-        assert _http(server, "POST", f"/api/reviews/{review_id}/apply", {"all": True}, {"Authorization": "Bearer "})[0] == 401
+        assert (
+            _http(server, "POST", f"/api/reviews/{review_id}/apply", {"all": True}, {"Authorization": "Bearer "})[0]
+            == 401
+        )
         assert tree(project) == before
-        status, _, body = _http(server, "POST", f"/api/reviews/{review_id}/apply", {"all": True}, {"Authorization": f"Bearer {server.token}"})
+        status, _, body = _http(
+            server,
+            "POST",
+            f"/api/reviews/{review_id}/apply",
+            {"all": True},
+            {"Authorization": f"Bearer {server.token}"},
+        )
         assert status == 200 and tree(project) != before
     finally:
         server.stop()
@@ -1033,9 +1091,13 @@ def test_each_of_many_blocks_in_one_file_shows_its_own_change_at_its_line(client
     view = new_review(client, reply)
     blocks = view["blocks"]
     assert [b["status"] for b in blocks] == ["will_apply"] * 4
-    for b, (line, old, new) in zip(blocks, [(5, "= 5", "= 50"), (30, "= 30", "= 300"), (55, "= 55", "= 550"), (30, "= 300", "= 3000")]):
+    for b, (line, old, new) in zip(
+        blocks, [(5, "= 5", "= 50"), (30, "= 30", "= 300"), (55, "= 55", "= 550"), (30, "= 300", "= 3000")]
+    ):
         changed = [r for r in b["diff"] if r["t"] in ("del", "add")]
-        assert [(r["t"], r["o"] if r["t"] == "del" else r["n"]) for r in changed] == [("del", line), ("add", line)], b["diff"]
+        assert [(r["t"], r["o"] if r["t"] == "del" else r["n"]) for r in changed] == [("del", line), ("add", line)], b[
+            "diff"
+        ]
         assert old in changed[0]["h"].replace("<span", " <span") or old.split()[-1] in changed[0]["h"]
         assert new.split()[-1] in changed[1]["h"]
         # Three lines of context at most on each side: the block's change, not the whole file.

@@ -273,7 +273,9 @@ def test_failed_block_copy_feedback_and_edit_manually(page: object, project: Pat
     snap(page, shots / "06-edit-manually.png")
     stale.locator(".apply-block").click()
     wait_statuses(page, ["will_apply", "will_apply", "will_apply", "applied"])
-    assert (project / "README.md").read_text() == README.replace("A tiny shopping cart used", "A tiny shopping cart with discounts, used")
+    assert (project / "README.md").read_text() == README.replace(
+        "A tiny shopping cart used", "A tiny shopping cart with discounts, used"
+    )
 
 
 def test_shell_suggestions_have_a_copy_button_and_are_not_run(page: object, project: Path) -> None:
@@ -371,7 +373,10 @@ def test_copied_feedback_describes_the_files_as_they_are_when_copied(page: objec
     assert "Applied, do not send these again" not in before
     assert "These will apply as they are (not written yet)" in before and "- block 1 (shop/cart.py, line 11)" in before
     assert "Block 4 for README.md failed" in before
-    assert "the file contents below are current" in before and "A tiny shopping cart used by the editblocks demo." in before
+    assert (
+        "the file contents below are current" in before
+        and "A tiny shopping cart used by the editblocks demo." in before
+    )
     # One block's button: that block's feedback only.
     alone = copied_feedback(page, "#block-3 .copy-feedback")
     assert "Block 4 for README.md failed" in alone and "block 1" not in alone
@@ -426,7 +431,9 @@ def test_choose_the_place_of_an_ambiguous_block(page: object, project: Path, sho
     places = page.locator("#block-1 .place")  # type: ignore[attr-defined]
     assert places.count() == 2
     assert "def a():" in places.nth(0).inner_text() and "def b():" in places.nth(1).inner_text()
-    matched = page.eval_on_selector_all("#block-1 .place:nth-child(2) tr.row-match", "els => els.map(e => Number(e.dataset.o))")  # type: ignore[attr-defined]
+    matched = page.eval_on_selector_all(
+        "#block-1 .place:nth-child(2) tr.row-match", "els => els.map(e => Number(e.dataset.o))"
+    )  # type: ignore[attr-defined]
     assert matched == [10, 11]
     snap(page, shots / "09-ambiguous-places.png")
     page.click('#block-1 .choose-place[data-line="10"]')  # type: ignore[attr-defined]
@@ -489,7 +496,9 @@ def test_keys_move_between_blocks_accept_reject_and_list_themselves(page: object
     assert "discount" not in (project / "shop/cart.py").read_text() and not (project / "tests").exists()
 
 
-def test_a_tolerant_match_shows_the_search_text_beside_the_files_lines(page: object, project: Path, shots: Path) -> None:
+def test_a_tolerant_match_shows_the_search_text_beside_the_files_lines(
+    page: object, project: Path, shots: Path
+) -> None:
     (project / "w.py").write_text("import os\n\n\ndef f():\n    a = 1   \n    return a\n")
     paste_and_preview(page, sr("w.py", "def f():\n    a = 1\n    return a\n", "def f():\n    a = 2\n    return a\n"))
     assert statuses(page) == ["will_apply"]
@@ -497,7 +506,10 @@ def test_a_tolerant_match_shows_the_search_text_beside_the_files_lines(page: obj
     page.click("#block-0 details.matched > summary")  # type: ignore[attr-defined]
     assert "lines 4\u20136" in page.inner_text("#block-0 details.matched > summary")  # type: ignore[attr-defined]
     search = page.eval_on_selector_all("#block-0 .matched-search td.line", "els => els.map(e => e.textContent)")  # type: ignore[attr-defined]
-    file_lines = page.eval_on_selector_all("#block-0 .matched-file tr", "els => els.map(e => [Number(e.dataset.n), e.querySelector('td.line').textContent])")  # type: ignore[attr-defined]
+    file_lines = page.eval_on_selector_all(
+        "#block-0 .matched-file tr",
+        "els => els.map(e => [Number(e.dataset.n), e.querySelector('td.line').textContent])",
+    )  # type: ignore[attr-defined]
     assert search == ["def f():", "    a = 1", "    return a"]
     assert file_lines == [[4, "def f():"], [5, "    a = 1   "], [6, "    return a"]]
     snap(page, shots / "10-tolerant-match.png")
@@ -627,7 +639,9 @@ def _axe_script() -> Path | str:
     try:
         done = subprocess.run(
             [npm, "install", "--no-audit", "--no-fund", "--silent", "--prefix", str(folder), "axe-core"],
-            capture_output=True, text=True, timeout=180,
+            capture_output=True,
+            text=True,
+            timeout=180,
         )
     except subprocess.TimeoutExpired:
         return "npm did not install axe-core within 3 minutes (is the registry reachable?)"
@@ -657,7 +671,9 @@ def serious_violations(page: object, axe: Path) -> list[str]:
     return found
 
 
-def test_the_page_passes_an_axe_core_check(browser: object, server: ReviewServer, project: Path, axe_script: Path) -> None:
+def test_the_page_passes_an_axe_core_check(
+    browser: object, server: ReviewServer, project: Path, axe_script: Path
+) -> None:
     (project / "m.py").write_text(AMBIGUOUS)
     (project / "w.py").write_text("def f():\n    a = 1   \n    return a\n")
     context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)  # type: ignore[attr-defined]
@@ -668,7 +684,13 @@ def test_the_page_passes_an_axe_core_check(browser: object, server: ReviewServer
         pg.wait_for_selector("body[data-ready=true]")
         assert serious_violations(pg, axe_script) == []  # the empty page
         # Every text box has a label; files and blocks are headings.
-        reply = REPLY + "\n" + AMBIGUOUS_REPLY + "\n" + sr("w.py", "def f():\n    a = 1\n    return a\n", "def f():\n    a = 2\n    return a\n")
+        reply = (
+            REPLY
+            + "\n"
+            + AMBIGUOUS_REPLY
+            + "\n"
+            + sr("w.py", "def f():\n    a = 1\n    return a\n", "def f():\n    a = 2\n    return a\n")
+        )
         paste_and_preview(pg, reply)
         pg.click("#block-6 details.matched > summary")
         pg.click("#block-3 .edit-manually")
@@ -691,8 +713,13 @@ def test_the_page_passes_an_axe_core_check(browser: object, server: ReviewServer
 def start_cli(args: list[str], cwd: Path) -> tuple[subprocess.Popen[str], str]:
     env = {**os.environ, "EDITBLOCKS_NO_BROWSER": "1", "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "editblocks", *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, cwd=cwd, env=env,
+        [sys.executable, "-m", "editblocks", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=cwd,
+        env=env,
     )
     assert proc.stdout is not None
     for _ in range(20):
@@ -703,7 +730,9 @@ def start_cli(args: list[str], cwd: Path) -> tuple[subprocess.Popen[str], str]:
     raise AssertionError("the review page did not start")
 
 
-def test_apply_review_reports_in_the_terminal_and_exits_when_done(browser: object, project: Path, tmp_path: Path) -> None:
+def test_apply_review_reports_in_the_terminal_and_exits_when_done(
+    browser: object, project: Path, tmp_path: Path
+) -> None:
     reply = tmp_path / "reply.md"
     reply.write_text(REPLY)
     proc, url = start_cli(["apply", "--review", str(reply), "--root", str(project)], project)

@@ -73,14 +73,14 @@ REPLY = (
 )
 
 SCRIPT_REPLY = (
-    "Here is <script>window.__pwned = 1</script> and <img src=x onerror=\"window.__pwned = 2\">.\n\n"
+    'Here is <script>window.__pwned = 1</script> and <img src=x onerror="window.__pwned = 2">.\n\n'
     + sr(
         "shop/cart.py",
         'def format_price(amount):\n    return "$%.2f" % amount\n',
         'def format_price(amount):\n    return "<script>window.__pwned = 3</script>"  # <b>bold</b>\n',
     )
     + "\n"
-    + sr("README.md", "<script>window.__pwned = 4</script>\n", "<img src=x onerror=\"window.__pwned = 5\">\n")
+    + sr("README.md", "<script>window.__pwned = 4</script>\n", '<img src=x onerror="window.__pwned = 5">\n')
 )
 
 
@@ -95,6 +95,7 @@ def tree(root: Path) -> dict[str, bytes]:
         for p in sorted(root.rglob("*"))
         if p.is_file() and ".editblocks" not in p.relative_to(root).parts
     }
+
 
 LAZY_SKETCH = """# ... existing code ...
 class Cart:

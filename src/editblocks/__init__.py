@@ -80,7 +80,23 @@ _EXPORTS: dict[str, str] = {
 _RENAMED = {"undo_history": "history"}
 """Public names whose object has another name in its module."""
 
-_ROOMS = frozenset({"cli", "errors", "files", "formats", "matching", "mcp_server", "models", "pipeline", "prompts", "reading", "run", "syntax", "web"})
+_ROOMS = frozenset(
+    {
+        "cli",
+        "errors",
+        "files",
+        "formats",
+        "matching",
+        "mcp_server",
+        "models",
+        "pipeline",
+        "prompts",
+        "reading",
+        "run",
+        "syntax",
+        "web",
+    }
+)
 
 __all__ = [
     "FORMATS",

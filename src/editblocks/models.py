@@ -328,8 +328,7 @@ class ApplyResult:
         """Unified diff of every modified file, computed on first use."""
         if self._diffs is None:
             self._diffs = {
-                path: unified_diff(self.before.get(path, ""), self.after[path], path)
-                for path in self.files_modified
+                path: unified_diff(self.before.get(path, ""), self.after[path], path) for path in self.files_modified
             }
         return self._diffs
 
@@ -388,7 +387,9 @@ class ApplyResult:
             "files_modified": list(self.files_modified),
             "files_deleted": list(self.files_deleted),
             "shell_suggestions": list(self.shell_suggestions),
-            "warnings": [{"line": w.line, "message": w.message, "in_reply": w.format is not None} for w in self.warnings],
+            "warnings": [
+                {"line": w.line, "message": w.message, "in_reply": w.format is not None} for w in self.warnings
+            ],
             "syntax_problems": dict(self.syntax_problems),
             "ok": self.ok,
             "feedback": self.feedback_message() or None,

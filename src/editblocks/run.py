@@ -399,7 +399,9 @@ def make_async_client(
     return openai.AsyncOpenAI(**_client_options(api_key, base_url, max_retries, timeout))
 
 
-def _client_options(api_key: str | None, base_url: str | None, max_retries: int, timeout: float | None) -> dict[str, Any]:
+def _client_options(
+    api_key: str | None, base_url: str | None, max_retries: int, timeout: float | None
+) -> dict[str, Any]:
     key = api_key or os.environ.get(API_KEY_ENV)
     if not key:
         raise RunError(MISSING_KEY)
@@ -464,9 +466,10 @@ def no_blocks_feedback(format: str, result: ApplyResult | None = None) -> str:
 
     parts = [f"Your reply has no edit blocks I can apply. Send the changes as edit blocks in the {format} format."]
     if result is not None and result.reply_problems:
-        parts.append("The reply has blocks that could not be read (cut off or malformed):\n" + "\n".join(
-            f"- line {w.line}: {w.message}" for w in result.reply_problems[:10]
-        ))
+        parts.append(
+            "The reply has blocks that could not be read (cut off or malformed):\n"
+            + "\n".join(f"- line {w.line}: {w.message}" for w in result.reply_problems[:10])
+        )
     parts.append(reminder(format).strip())
     example = next((m["content"] for m in example_messages(format) if m["role"] == "assistant"), "")
     if example:
@@ -512,7 +515,9 @@ def _chunk_fields(chunk: Any) -> tuple[str, str | None, Usage | None]:
     return "".join(texts), finish, usage
 
 
-def _request(model: str, messages: list[dict[str, str]], options: Mapping[str, Any], timeout: float | None) -> dict[str, Any]:
+def _request(
+    model: str, messages: list[dict[str, str]], options: Mapping[str, Any], timeout: float | None
+) -> dict[str, Any]:
     request: dict[str, Any] = {"model": model, "messages": messages, "stream": True, **options}
     if timeout is not None:
         request["timeout"] = timeout
@@ -523,7 +528,9 @@ def _wants_no_stream_options(exc: BaseException) -> bool:
     """Some compatible servers do not know ``stream_options``: ask again without it."""
     import openai
 
-    return isinstance(exc, openai.APIStatusError) and exc.status_code in (400, 422) and "stream_options" in _message(exc)
+    return (
+        isinstance(exc, openai.APIStatusError) and exc.status_code in (400, 422) and "stream_options" in _message(exc)
+    )
 
 
 def _open(client: Any, request: dict[str, Any]) -> Any:
@@ -853,9 +860,13 @@ def _start(
     timeout: float | None,
     on_event: Callable[[RunEvent], Any] | None,
 ) -> _Loop:
-    messages = build_messages(format, request, files=list(files), read_only=list(read_only), summaries=summaries, root=root)
+    messages = build_messages(
+        format, request, files=list(files), read_only=list(read_only), summaries=summaries, root=root
+    )
     assert model is not None
-    summary = RunSummary(request=request, model=model, dry_run=dry_run, max_retries=max(max_retries, 0), messages=messages)
+    summary = RunSummary(
+        request=request, model=model, dry_run=dry_run, max_retries=max(max_retries, 0), messages=messages
+    )
     options = _options(root, dry_run, match, continue_after_failure, allow_delete)
     return _Loop(summary, format, on_event or (lambda event: None), options, base_url, timeout)
 
@@ -922,9 +933,21 @@ def run_request(
     shown_url = str(getattr(client, "base_url", "") or base_url or "") or None
     cancelled = _cancel_check(cancel)
     loop = _start(
-        request, files, root=root, format=format, model=model, max_retries=max_retries, dry_run=dry_run,
-        read_only=read_only, summaries=summaries, match=match, continue_after_failure=continue_after_failure,
-        allow_delete=allow_delete, base_url=shown_url, timeout=timeout, on_event=on_event,
+        request,
+        files,
+        root=root,
+        format=format,
+        model=model,
+        max_retries=max_retries,
+        dry_run=dry_run,
+        read_only=read_only,
+        summaries=summaries,
+        match=match,
+        continue_after_failure=continue_after_failure,
+        allow_delete=allow_delete,
+        base_url=shown_url,
+        timeout=timeout,
+        on_event=on_event,
     )
     try:
         while (messages := loop.next_request()) is not None:
@@ -980,16 +1003,30 @@ async def arun_request(
     shown_url = str(getattr(client, "base_url", "") or base_url or "") or None
     cancelled = _cancel_check(cancel)
     loop = _start(
-        request, files, root=root, format=format, model=model, max_retries=max_retries, dry_run=dry_run,
-        read_only=read_only, summaries=summaries, match=match, continue_after_failure=continue_after_failure,
-        allow_delete=allow_delete, base_url=shown_url, timeout=timeout, on_event=on_event,
+        request,
+        files,
+        root=root,
+        format=format,
+        model=model,
+        max_retries=max_retries,
+        dry_run=dry_run,
+        read_only=read_only,
+        summaries=summaries,
+        match=match,
+        continue_after_failure=continue_after_failure,
+        allow_delete=allow_delete,
+        base_url=shown_url,
+        timeout=timeout,
+        on_event=on_event,
     )
     try:
         while (messages := loop.next_request()) is not None:
             stream: Any = None
             try:
                 try:
-                    stream = await _until(_aopen(client, _request(model, messages, request_options or {}, timeout)), cancelled)
+                    stream = await _until(
+                        _aopen(client, _request(model, messages, request_options or {}, timeout)), cancelled
+                    )
                 except (_Cancelled, asyncio.CancelledError):
                     raise
                 except Exception as exc:

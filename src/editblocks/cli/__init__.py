@@ -78,8 +78,6 @@ def make_console(*, stderr: bool = False) -> Out:
     return make_console(stderr=stderr)
 
 
-
-
 def _set_color(ctx: click.Context, param: click.Parameter, value: bool | None) -> None:
     if value is not None:
         ctx.meta[COLOR_KEY] = value
@@ -113,7 +111,9 @@ def _read_reply(reply: str, limit: int = MAX_REPLY_BYTES) -> str:
         if not path.is_file():
             raise UsageError(f"reply is not a file: {reply}")
         if path.stat().st_size > limit:
-            raise UsageError(f"reply file is larger than {limit / (1024 * 1024):g} MB (the limit; see --max-reply-mb): {reply}")
+            raise UsageError(
+                f"reply file is larger than {limit / (1024 * 1024):g} MB (the limit; see --max-reply-mb): {reply}"
+            )
         data = path.read_bytes()
         name = reply
     if len(data) > limit:
@@ -146,7 +146,9 @@ _match_option = click.option(
 )
 
 _no_delete_option = click.option(
-    "--no-delete", is_flag=True, help="Refuse blocks that delete or move files (patch, udiff); they fail with the reason."
+    "--no-delete",
+    is_flag=True,
+    help="Refuse blocks that delete or move files (patch, udiff); they fail with the reason.",
 )
 
 
@@ -230,12 +232,18 @@ def config_cmd() -> None:
 
 @main.command()
 @click.argument("reply", default="-")
-@click.option("--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder the edits apply under.")
+@click.option(
+    "--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder the edits apply under."
+)
 @_format_option
 @click.option("--dry-run", is_flag=True, help="Compute and show everything; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--git-add", is_flag=True, help="Stage the modified files with git.")
-@click.option("--continue-after-failure/--stop-after-failure", default=False, help="Keep applying blocks to a file after one of its blocks failed (default: skip its later blocks).")
+@click.option(
+    "--continue-after-failure/--stop-after-failure",
+    default=False,
+    help="Keep applying blocks to a file after one of its blocks failed (default: skip its later blocks).",
+)
 @click.option("--no-diff", is_flag=True, help="Do not print the diffs.")
 @_match_option
 @click.option("--atomic/--no-atomic", default=False, help="All or nothing: write no file unless every block applies.")
@@ -251,9 +259,25 @@ def config_cmd() -> None:
     default=None,
     help="Folder with the files as the model saw them; blocks for files that changed since apply only where certain, with a note.",
 )
-@click.option("--refuse-drift", is_flag=True, help="With --base-dir: fail the blocks of files that changed since the model saw them.")
-@click.option("--max-reply-mb", type=click.FloatRange(min=0, min_open=True), default=50, show_default=True, help="Refuse larger replies.")
-@click.option("--max-file-mb", type=click.FloatRange(min=0, min_open=True), default=20, show_default=True, help="Refuse to edit larger files.")
+@click.option(
+    "--refuse-drift",
+    is_flag=True,
+    help="With --base-dir: fail the blocks of files that changed since the model saw them.",
+)
+@click.option(
+    "--max-reply-mb",
+    type=click.FloatRange(min=0, min_open=True),
+    default=50,
+    show_default=True,
+    help="Refuse larger replies.",
+)
+@click.option(
+    "--max-file-mb",
+    type=click.FloatRange(min=0, min_open=True),
+    default=20,
+    show_default=True,
+    help="Refuse to edit larger files.",
+)
 @click.option(
     "--review",
     is_flag=True,
@@ -314,11 +338,31 @@ def apply(
         raise UsageError("--no-token is for the review page: use it with --review")
     if review:
         _refuse_with_review(
-            "dry_run", "as_json", "no_diff", "atomic", "base_dir", "refuse_drift", "max_reply_mb", "max_file_mb", "verify_syntax", "commit", "quiet"
+            "dry_run",
+            "as_json",
+            "no_diff",
+            "atomic",
+            "base_dir",
+            "refuse_drift",
+            "max_reply_mb",
+            "max_file_mb",
+            "verify_syntax",
+            "commit",
+            "quiet",
         )
         status = _serve_review(
-            root, reply, None, port, fmt, match_level, continue_after_failure, git_add, None,
-            allow_delete=not no_delete, token=not no_token, exit_on_done=True,
+            root,
+            reply,
+            None,
+            port,
+            fmt,
+            match_level,
+            continue_after_failure,
+            git_add,
+            None,
+            allow_delete=not no_delete,
+            token=not no_token,
+            exit_on_done=True,
         )
         if status is not None:
             sys.exit(status)
@@ -359,10 +403,24 @@ def apply(
         top = git_top_root([b.file_path for b in parsed.blocks])
         if top is not None:
             root = str(top)
-            click.echo(f"note: the reply's paths are relative to the repository's top level; applying under {root} (--root)", err=True)
+            click.echo(
+                f"note: the reply's paths are relative to the repository's top level; applying under {root} (--root)",
+                err=True,
+            )
     if not parsed.blocks:
         if as_json:
-            click.echo(json.dumps({"format": parsed.format, "results": [], "files_modified": [], "shell_suggestions": parsed.shell_suggestions, "warnings": [{"line": w.line, "message": w.message} for w in parsed.warnings]}, indent=2))
+            click.echo(
+                json.dumps(
+                    {
+                        "format": parsed.format,
+                        "results": [],
+                        "files_modified": [],
+                        "shell_suggestions": parsed.shell_suggestions,
+                        "warnings": [{"line": w.line, "message": w.message} for w in parsed.warnings],
+                    },
+                    indent=2,
+                )
+            )
         from editblocks.cli.terminal import print_warnings
 
         print_warnings(make_console(stderr=True), parsed.warnings)
@@ -452,12 +510,31 @@ def check(reply: str, fmt: str | None, as_json: bool) -> None:
 
 @main.command()
 @click.argument("reply", default="-")
-@click.option("--to", "target", type=click.Choice(list(FORMATS)), required=True, help="Edit format to write the blocks in.")
+@click.option(
+    "--to", "target", type=click.Choice(list(FORMATS)), required=True, help="Edit format to write the blocks in."
+)
 @_format_option
-@click.option("--root", type=click.Path(file_okay=False), default=None, help="Project folder: blocks are located in its files, so elisions are resolved, line numbers computed, and edits can become whole files.")
-@click.option("--match", "match_level", type=click.Choice(["exact", "tolerant", "fuzzy"]), default=None, help="With --root: how tolerant locating the blocks is.")
-@click.option("--fence", is_flag=True, help="With --to udiff --root: put the patch in a ```diff Markdown fence (without it, git apply and patch -p1 take the output as it is).")
-def convert(reply: str, target: str, fmt: str | None, root: str | None, match_level: str | None, fence: bool = False) -> None:
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Project folder: blocks are located in its files, so elisions are resolved, line numbers computed, and edits can become whole files.",
+)
+@click.option(
+    "--match",
+    "match_level",
+    type=click.Choice(["exact", "tolerant", "fuzzy"]),
+    default=None,
+    help="With --root: how tolerant locating the blocks is.",
+)
+@click.option(
+    "--fence",
+    is_flag=True,
+    help="With --to udiff --root: put the patch in a ```diff Markdown fence (without it, git apply and patch -p1 take the output as it is).",
+)
+def convert(
+    reply: str, target: str, fmt: str | None, root: str | None, match_level: str | None, fence: bool = False
+) -> None:
     """Rewrite the edit blocks of REPLY (a file, or - for standard input) in another format.
 
     The converted reply goes to standard output and what could not be converted to standard
@@ -496,7 +573,13 @@ def formats() -> None:
 
 
 @main.command()
-@click.option("--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder the edits were applied under.")
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False),
+    default=".",
+    show_default=True,
+    help="Folder the edits were applied under.",
+)
 @click.option("--list", "as_list", is_flag=True, help="Show the recorded applies, newest first, instead of undoing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
 @_color_option
@@ -530,7 +613,18 @@ def undo(root: str, as_list: bool, as_json: bool) -> None:
         make_console(stderr=True).print(f"error: {exc}", markup=False)
         sys.exit(EXIT_FAILED)
     if as_json:
-        click.echo(json.dumps({"undone": done.entry.id, "restored": done.restored, "deleted": done.deleted, "unchanged": done.unchanged, "notes": list(done.notes)}, indent=2))
+        click.echo(
+            json.dumps(
+                {
+                    "undone": done.entry.id,
+                    "restored": done.restored,
+                    "deleted": done.deleted,
+                    "unchanged": done.unchanged,
+                    "notes": list(done.notes),
+                },
+                indent=2,
+            )
+        )
         return
     for note in done.notes:
         console.print(f"note: {note}", highlight=False, markup=False)
@@ -545,9 +639,21 @@ def undo(root: str, as_list: bool, as_json: bool) -> None:
 
 @main.command()
 @click.argument("reply", required=False)
-@click.option("--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder the edits apply under.")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on; keep the default so only this machine can reach the page.")
-@click.option("--port", type=click.IntRange(0, 65535), default=None, help="Port to listen on (default 8765, or a free port when it is busy; 0: any free port).")
+@click.option(
+    "--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder the edits apply under."
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on; keep the default so only this machine can reach the page.",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=None,
+    help="Port to listen on (default 8765, or a free port when it is busy; 0: any free port).",
+)
 @_format_option
 @_match_option
 @click.option("--open/--no-open", "open_browser", default=False, help="Open the page in a browser.")
@@ -577,8 +683,17 @@ def serve(
         raise UsageError(f"root folder not found: {root}")
     check_match_level(match_level)
     _serve_review(
-        root, reply, host, port, fmt, match_level, False, False, open_browser,
-        allow_delete=not no_delete, token=not no_token,
+        root,
+        reply,
+        host,
+        port,
+        fmt,
+        match_level,
+        False,
+        False,
+        open_browser,
+        allow_delete=not no_delete,
+        token=not no_token,
     )
 
 
@@ -632,13 +747,33 @@ def _serve_review(
             exit_on_done=exit_on_done,
         )
     except OSError as exc:
-        raise UsageError(f"cannot start the review page on {host or '127.0.0.1'}:{port}: {exc.strerror or exc}") from None
+        raise UsageError(
+            f"cannot start the review page on {host or '127.0.0.1'}:{port}: {exc.strerror or exc}"
+        ) from None
 
 
 @main.command("mcp")
-@click.option("--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder the tools read and edit; nothing outside it is reachable.")
-@click.option("--http", "http_port", type=click.IntRange(0, 65535), default=None, metavar="PORT", help="Serve the streamable HTTP transport on 127.0.0.1:PORT (0: any free port) instead of standard input and output.")
-@click.option("--no-token", "no_token", is_flag=True, help="With --http: accept requests without the bearer token (any program on this computer can then edit the files).")
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False),
+    default=".",
+    show_default=True,
+    help="Folder the tools read and edit; nothing outside it is reachable.",
+)
+@click.option(
+    "--http",
+    "http_port",
+    type=click.IntRange(0, 65535),
+    default=None,
+    metavar="PORT",
+    help="Serve the streamable HTTP transport on 127.0.0.1:PORT (0: any free port) instead of standard input and output.",
+)
+@click.option(
+    "--no-token",
+    "no_token",
+    is_flag=True,
+    help="With --http: accept requests without the bearer token (any program on this computer can then edit the files).",
+)
 def mcp_cmd(root: str, http_port: int | None, no_token: bool) -> None:
     """Run an MCP server so any agent can apply edits with editblocks: tools apply_edits,
     preview, edit, undo, read_file, formats (and context and summary with the ast extra), and
@@ -667,12 +802,31 @@ def mcp_cmd(root: str, http_port: int | None, no_token: bool) -> None:
 
 @main.command()
 @click.argument("files", nargs=-1)
-@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="diff", show_default=True, help="Edit format the prompt asks for.")
-@click.option("--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder FILES are read under.")
-@click.option("--read-only", "read_only", multiple=True, metavar="FILE", help="A file the model may read but not edit (repeatable).")
-@click.option("--messages", "as_messages", is_flag=True, help="Print the whole message list as JSON instead of the system prompt.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(list(FORMATS)),
+    default="diff",
+    show_default=True,
+    help="Edit format the prompt asks for.",
+)
+@click.option(
+    "--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder FILES are read under."
+)
+@click.option(
+    "--read-only",
+    "read_only",
+    multiple=True,
+    metavar="FILE",
+    help="A file the model may read but not edit (repeatable).",
+)
+@click.option(
+    "--messages", "as_messages", is_flag=True, help="Print the whole message list as JSON instead of the system prompt."
+)
 @click.option("--request", default="", help="The request that ends the messages; - reads it from standard input.")
-def prompt(files: tuple[str, ...], fmt: str, root: str, read_only: tuple[str, ...], as_messages: bool, request: str) -> None:
+def prompt(
+    files: tuple[str, ...], fmt: str, root: str, read_only: tuple[str, ...], as_messages: bool, request: str
+) -> None:
     """Print the system prompt for --format, or with --messages the chat messages for a request.
 
     FILES, relative to --root, are the files the model may edit: the messages carry their full
@@ -683,7 +837,9 @@ def prompt(files: tuple[str, ...], fmt: str, root: str, read_only: tuple[str, ..
     if not Path(root).is_dir():
         raise UsageError(f"root folder not found: {root}")
     if as_messages and not request:
-        raise UsageError("--messages needs --request (the request that ends the messages; - reads it from standard input)")
+        raise UsageError(
+            "--messages needs --request (the request that ends the messages; - reads it from standard input)"
+        )
 
     def under_root(path: str) -> str:
         # An absolute path inside the root is accepted and shown relative to it.
@@ -715,24 +871,93 @@ def prompt(files: tuple[str, ...], fmt: str, root: str, read_only: tuple[str, ..
 @main.command("run")
 @click.argument("request")
 @click.argument("files", nargs=-1)
-@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="diff", show_default=True, help="Edit format the model is asked for (a reply in another format is read too, per block).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(list(FORMATS)),
+    default="diff",
+    show_default=True,
+    help="Edit format the model is asked for (a reply in another format is read too, per block).",
+)
 @click.option("--model", default=None, help="Model name (default: $EDITBLOCKS_MODEL, else $OPENAI_MODEL).")
-@click.option("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (default: $OPENAI_BASE_URL, else OpenAI's).")
-@click.option("--api-key", default=None, help="API key (default: $OPENAI_API_KEY; prefer the variable, a command line is visible to other users).")
-@click.option("--max-retries", type=click.IntRange(min=0), default=3, show_default=True, help="How often failed blocks are sent back for corrections (not with --review).")
+@click.option(
+    "--base-url",
+    default=None,
+    help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (default: $OPENAI_BASE_URL, else OpenAI's).",
+)
+@click.option(
+    "--api-key",
+    default=None,
+    help="API key (default: $OPENAI_API_KEY; prefer the variable, a command line is visible to other users).",
+)
+@click.option(
+    "--max-retries",
+    type=click.IntRange(min=0),
+    default=3,
+    show_default=True,
+    help="How often failed blocks are sent back for corrections (not with --review).",
+)
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing (not with --review).")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=120, show_default=True, metavar="SECONDS", help="Give up on the endpoint when it sends nothing for this long (exit 3).")
-@click.option("--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder FILES are read and edited under.")
-@click.option("--read-only", "read_only", multiple=True, metavar="FILE", help="A file the model may read but not edit (repeatable).")
-@click.option("--match", "match_level", type=click.Choice(["exact", "tolerant", "fuzzy", "ast"]), default=None, help="How tolerant locating edits is.")
-@click.option("--review", is_flag=True, help="Stream the reply into the review page and apply from there (nothing written here); needs editblocks[web].")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=120,
+    show_default=True,
+    metavar="SECONDS",
+    help="Give up on the endpoint when it sends nothing for this long (exit 3).",
+)
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False),
+    default=".",
+    show_default=True,
+    help="Folder FILES are read and edited under.",
+)
+@click.option(
+    "--read-only",
+    "read_only",
+    multiple=True,
+    metavar="FILE",
+    help="A file the model may read but not edit (repeatable).",
+)
+@click.option(
+    "--match",
+    "match_level",
+    type=click.Choice(["exact", "tolerant", "fuzzy", "ast"]),
+    default=None,
+    help="How tolerant locating edits is.",
+)
+@click.option(
+    "--review",
+    is_flag=True,
+    help="Stream the reply into the review page and apply from there (nothing written here); needs editblocks[web].",
+)
 @click.option("--no-diff", is_flag=True, help="Do not print the diffs at the end.")
 @click.option("--json", "as_json", is_flag=True, help="Print only the summary, as JSON.")
 @_no_delete_option
 @_review_port_option
 @_no_token_option
 @_color_option
-def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, base_url: str | None, api_key: str | None, max_retries: int, dry_run: bool, timeout: float, root: str, read_only: tuple[str, ...], match_level: str | None, review: bool, no_diff: bool, as_json: bool, no_delete: bool = False, port: int | None = None, no_token: bool = False) -> None:
+def run_cmd(
+    request: str,
+    files: tuple[str, ...],
+    fmt: str,
+    model: str | None,
+    base_url: str | None,
+    api_key: str | None,
+    max_retries: int,
+    dry_run: bool,
+    timeout: float,
+    root: str,
+    read_only: tuple[str, ...],
+    match_level: str | None,
+    review: bool,
+    no_diff: bool,
+    as_json: bool,
+    no_delete: bool = False,
+    port: int | None = None,
+    no_token: bool = False,
+) -> None:
     """Ask a model for REQUEST (- reads it from standard input) on FILES, apply its edit blocks
     as they arrive, and send failed blocks back for corrections.
 
@@ -755,9 +980,24 @@ def run_cmd(request: str, files: tuple[str, ...], fmt: str, model: str | None, b
         _refuse_with_review("max_retries", "dry_run")
     sys.exit(
         run_command(
-            request, files, root=root, fmt=fmt, model=model, base_url=base_url, api_key=api_key, max_retries=max_retries,
-            dry_run=dry_run, read_only=read_only, match=match_level, review=review, no_diff=no_diff, as_json=as_json,
-            allow_delete=not no_delete, port=port, timeout=timeout, token=not no_token,
+            request,
+            files,
+            root=root,
+            fmt=fmt,
+            model=model,
+            base_url=base_url,
+            api_key=api_key,
+            max_retries=max_retries,
+            dry_run=dry_run,
+            read_only=read_only,
+            match=match_level,
+            review=review,
+            no_diff=no_diff,
+            as_json=as_json,
+            allow_delete=not no_delete,
+            port=port,
+            timeout=timeout,
+            token=not no_token,
         )
     )
 

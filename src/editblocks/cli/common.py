@@ -15,7 +15,7 @@ COLOR_KEY = "editblocks.color"
 
 
 def no_blocks_message(text: str, fmt: str | None) -> str:
-    """"no edit blocks found", and when the reply reads as whole files, how to apply them."""
+    """ "no edit blocks found", and when the reply reads as whole files, how to apply them."""
     if fmt is None:
         from editblocks.reading.reader import parse_response
 
@@ -44,7 +44,9 @@ def commit_message(result: ApplyResult, label: str) -> str:
     lines = [f"Apply edit blocks from {label} to {files}", ""]
     for i, r in enumerate(result.results, start=1):
         how = ", ".join(x for x in (r.strategy, None if r.estimated_line is None else f"line {r.estimated_line}") if x)
-        lines.append(f"- block {i} {r.file_path} (reply line {r.reply_line}): {r.status.value}" + (f" ({how})" if how else ""))
+        lines.append(
+            f"- block {i} {r.file_path} (reply line {r.reply_line}): {r.status.value}" + (f" ({how})" if how else "")
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -24,7 +24,13 @@ _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
 
 # Each setting's option (parameter name) in the commands that take it.
 _PARAMS: dict[str, dict[str, str]] = {
-    "apply": {"root": "root", "format": "fmt", "match": "match_level", "atomic": "atomic", "continue-after-failure": "continue_after_failure"},
+    "apply": {
+        "root": "root",
+        "format": "fmt",
+        "match": "match_level",
+        "atomic": "atomic",
+        "continue-after-failure": "continue_after_failure",
+    },
     "check": {"format": "fmt"},
     "serve": {"root": "root", "format": "fmt", "match": "match_level"},
     "undo": {"root": "root"},

@@ -57,7 +57,14 @@ def _stdin_reader() -> tuple[Callable[[], bytes], bool]:
 
 
 def apply_stdin(
-    root: str, *, as_json: bool, no_diff: bool, max_reply_bytes: int, quiet: bool = False, commit: str | None = None, **options: Any
+    root: str,
+    *,
+    as_json: bool,
+    no_diff: bool,
+    max_reply_bytes: int,
+    quiet: bool = False,
+    commit: str | None = None,
+    **options: Any,
 ) -> int:
     """Apply the reply on standard input, each block as soon as it is complete; returns the
     exit status. When the reply comes through a pipe, each block's status is printed as it is
@@ -217,7 +224,9 @@ def run_command(
         from editblocks.web.server import ReviewServer
 
         try:
-            server = ReviewServer(root, port=port, format=fmt, match=match, allow_delete=allow_delete, token=token).start()
+            server = ReviewServer(
+                root, port=port, format=fmt, match=match, allow_delete=allow_delete, token=token
+            ).start()
         except (OSError, RuntimeError) as exc:
             raise _usage_error(f"cannot start the review page: {exc}") from None
         # Nothing is written here: the person applies the blocks from the page.
@@ -225,7 +234,9 @@ def run_command(
 
     console = make_console()
     if server is not None and not as_json:
-        console.print(f"The reply is shown as it arrives at {server.url} ; nothing is written until you press Apply there.")
+        console.print(
+            f"The reply is shown as it arrives at {server.url} ; nothing is written until you press Apply there."
+        )
     display = None if as_json else RunDisplay(console, model=model, max_retries=max_retries, dry_run=dry_run)
 
     def on_event(event: object) -> None:
@@ -262,7 +273,9 @@ def run_command(
     if as_json:
         click.echo(json.dumps(summary.to_dict(), indent=2))
     else:
-        print_run_summary(console, summary, show_diffs=not no_diff, review_url=server.url if server is not None else None)
+        print_run_summary(
+            console, summary, show_diffs=not no_diff, review_url=server.url if server is not None else None
+        )
     if server is not None:
         server.finish()
         if not summary.interrupted and summary.error is None:

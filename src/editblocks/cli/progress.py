@@ -23,7 +23,9 @@ STATUS_STYLE = {
 
 def status_markup(index: int, result: EditResult, *, prefix: str = "", applied: str = "applied") -> str:
     style = STATUS_STYLE[result.status]
-    return f"{prefix}[{style}]block {index}[/] {escape(result.file_path)}: [{style}]{escape(describe(result, applied))}[/]"
+    return (
+        f"{prefix}[{style}]block {index}[/] {escape(result.file_path)}: [{style}]{escape(describe(result, applied))}[/]"
+    )
 
 
 class ProgressPrinter:
@@ -115,7 +117,9 @@ class ProgressPrinter:
 class RunDisplay:
     """Shows :func:`editblocks.run_request` as it happens: pass it as ``on_event``."""
 
-    def __init__(self, console: Out, *, model: str = "", max_retries: int = 0, dry_run: bool = False, show_reply: bool = True) -> None:
+    def __init__(
+        self, console: Out, *, model: str = "", max_retries: int = 0, dry_run: bool = False, show_reply: bool = True
+    ) -> None:
         self.console = console
         self.model = model
         self.max_retries = max_retries
@@ -227,7 +231,9 @@ def print_run_summary(console: Out, summary: object, *, show_diffs: bool = True,
     if still:
         console.print("[bold red]still not applied:[/]", highlight=False)
         for res in still:
-            console.print(f"  {escape(res.file_path)} (reply line {res.reply_line}): {escape(describe(res))}", highlight=False)
+            console.print(
+                f"  {escape(res.file_path)} (reply line {res.reply_line}): {escape(describe(res))}", highlight=False
+            )
         if summary.exhausted:
             console.print(
                 f"[red]gave up after {summary.retries} retr{'y' if summary.retries == 1 else 'ies'} (--max-retries)[/]",
@@ -249,7 +255,10 @@ def print_run_summary(console: Out, summary: object, *, show_diffs: bool = True,
     if summary.error is not None:
         console.print(f"[bold red]error:[/] {escape(summary.error)}", highlight=False)
         if summary.files_changed and not summary.dry_run:
-            console.print("the reply being received then was not applied; files written before it stay as they are", highlight=False)
+            console.print(
+                "the reply being received then was not applied; files written before it stay as they are",
+                highlight=False,
+            )
         else:
             console.print("nothing was written", highlight=False)
     if summary.interrupted:

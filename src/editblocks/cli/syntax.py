@@ -24,12 +24,35 @@ def _note(message: str) -> None:
 
 @click.command("context")
 @click.argument("file")
-@click.option("--line", "-l", "line_numbers_wanted", type=click.IntRange(min=1), multiple=True, metavar="N", help="A line of interest, 1-based (repeatable).")
-@click.option("--grep", "-g", "pattern", default=None, metavar="PATTERN", help="Lines matching this regular expression are of interest.")
+@click.option(
+    "--line",
+    "-l",
+    "line_numbers_wanted",
+    type=click.IntRange(min=1),
+    multiple=True,
+    metavar="N",
+    help="A line of interest, 1-based (repeatable).",
+)
+@click.option(
+    "--grep",
+    "-g",
+    "pattern",
+    default=None,
+    metavar="PATTERN",
+    help="Lines matching this regular expression are of interest.",
+)
 @click.option("--ignore-case", "-i", is_flag=True, help="Match PATTERN without regard to letter case.")
-@click.option("--pad", type=click.IntRange(min=0), default=1, show_default=True, help="Lines shown either side of each line of interest.")
+@click.option(
+    "--pad",
+    type=click.IntRange(min=0),
+    default=1,
+    show_default=True,
+    help="Lines shown either side of each line of interest.",
+)
 @click.option("--line-numbers", "-n", is_flag=True, help="Show line numbers.")
-@click.option("--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder FILE is read under.")
+@click.option(
+    "--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder FILE is read under."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 def context_cmd(
     file: str,
@@ -76,13 +99,18 @@ def context_cmd(
             click.echo(result.render(), nl=False)
     if not result.lines_of_interest:
         if not as_json:
-            _note("no line of interest: " + ("nothing matches the pattern" if pattern is not None else "the lines are past the end of the file"))
+            _note(
+                "no line of interest: "
+                + ("nothing matches the pattern" if pattern is not None else "the lines are past the end of the file")
+            )
         sys.exit(EXIT_NOTHING)
 
 
 @click.command("summary")
 @click.argument("paths", nargs=-1)
-@click.option("--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder PATHS are relative to.")
+@click.option(
+    "--root", type=click.Path(file_okay=False), default=".", show_default=True, help="Folder PATHS are relative to."
+)
 @click.option(
     "--max-tokens",
     type=click.IntRange(min=0),
@@ -90,7 +118,12 @@ def context_cmd(
     show_default=True,
     help=f"Token budget, estimated as one token per {CHARS_PER_TOKEN} characters; 0 for no limit.",
 )
-@click.option("--exclude", multiple=True, metavar="FILE", help="A file to leave out, e.g. one the messages carry in full (repeatable).")
+@click.option(
+    "--exclude",
+    multiple=True,
+    metavar="FILE",
+    help="A file to leave out, e.g. one the messages carry in full (repeatable).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the outlines as JSON, with the notes.")
 def summary_cmd(paths: tuple[str, ...], root: str, max_tokens: int, exclude: tuple[str, ...], as_json: bool) -> None:
     """Summarise the source files under PATHS (default: all of --root) for a model: each file's

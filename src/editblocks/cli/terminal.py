@@ -34,7 +34,12 @@ def make_console(*, stderr: bool = False) -> Out:
     choice = color_choice()
     if choice is None and os.environ.get("NO_COLOR"):
         choice = False
-    if choice is not True and not _to_terminal(stderr) and not os.environ.get("FORCE_COLOR") and not os.environ.get("TTY_COMPATIBLE"):
+    if (
+        choice is not True
+        and not _to_terminal(stderr)
+        and not os.environ.get("FORCE_COLOR")
+        and not os.environ.get("TTY_COMPATIBLE")
+    ):
         return PlainConsole(stderr=stderr)
     from rich.console import Console
 
@@ -131,7 +136,9 @@ def print_apply_result(console: Out, result: ApplyResult, *, show_diffs: bool = 
             lines.append(r.reason)
         if lines:
             style = _STATUS_STYLE[r.status] if r.status is not EditStatus.APPLIED else "cyan"
-            console.print(f"[{style}]block {i}[/] ({escape(r.file_path)}): " + escape("; ".join(lines)), highlight=False)
+            console.print(
+                f"[{style}]block {i}[/] ({escape(r.file_path)}): " + escape("; ".join(lines)), highlight=False
+            )
     if show_diffs:
         for path, diff in result.diffs.items():
             if diff:
@@ -186,8 +193,7 @@ def print_summary(console: Out, result: ApplyResult) -> None:
     style = "green" if failed == 0 and skipped == 0 else "red"
     already = f", {len(result.already_applied)} already applied" if result.already_applied else ""
     console.print(
-        f"[{style}]{applied} applied, {failed} failed, {skipped} skipped{already}[/]; "
-        f"files {verb}: {escape(files)}",
+        f"[{style}]{applied} applied, {failed} failed, {skipped} skipped{already}[/]; files {verb}: {escape(files)}",
         highlight=False,
         soft_wrap=is_plain(console),
     )

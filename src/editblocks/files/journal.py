@@ -88,14 +88,24 @@ class JournalEntry:
     def from_dict(cls, data: dict[str, Any]) -> JournalEntry:
         files = [JournalFile(**f) for f in data.get("files", [])]
         return cls(
-            int(data["id"]), str(data["time"]), str(data["state"]), files, data.get("undone_time"), bool(data.get("atomic", False)),
-            data.get("git_index"), data.get("git_commit"), data.get("reply"),
+            int(data["id"]),
+            str(data["time"]),
+            str(data["state"]),
+            files,
+            data.get("undone_time"),
+            bool(data.get("atomic", False)),
+            data.get("git_index"),
+            data.get("git_commit"),
+            data.get("reply"),
         )
 
     def describe(self) -> str:
         """``#3  2024-05-01 12:00:03  applied  reply.md  a.py (changed), b.py (created)``: when,
         which reply, which files (and the commit, when the apply was committed)."""
-        names = ", ".join(f"{f.path} ({'created' if f.created else 'deleted' if f.after is None else 'changed'})" for f in self.files[:8])
+        names = ", ".join(
+            f"{f.path} ({'created' if f.created else 'deleted' if f.after is None else 'changed'})"
+            for f in self.files[:8]
+        )
         if len(self.files) > 8:
             names += f" and {len(self.files) - 8} more"
         state = "interrupted" if self.state == PENDING else self.state
@@ -169,7 +179,9 @@ class Journal:
             entry = JournalEntry(last + 1, _now(), PENDING, [jf for jf, _ in files], atomic=atomic)
             self._save(entry, entries)
         except OSError as exc:
-            raise WorkspaceError(f"cannot record the undo journal under {self.root / '.editblocks'}: {exc.strerror or exc}") from None
+            raise WorkspaceError(
+                f"cannot record the undo journal under {self.root / '.editblocks'}: {exc.strerror or exc}"
+            ) from None
         return entry
 
     def finish(self, entry: JournalEntry, written: list[str]) -> None:
@@ -265,7 +277,9 @@ class Journal:
             with os.fdopen(fd, "rb") as fh:
                 data = fh.read()
         except OSError:
-            raise UndoError(f"the saved content {digest[:12]} is missing from the journal; nothing was restored") from None
+            raise UndoError(
+                f"the saved content {digest[:12]} is missing from the journal; nothing was restored"
+            ) from None
         if sha256(data) != digest:
             raise UndoError(f"the saved content {digest[:12]} in the journal is damaged; nothing was restored")
         return data
@@ -317,10 +331,15 @@ def recover(workspace: Workspace) -> Recovery | None:
     if not entry.atomic:
         if not removed:
             return None
-        return Recovery(entry, False, temporaries_removed=removed, message=(
-            f"apply #{entry.id} was interrupted; {removed} temporary file(s) it left were removed "
-            "(its files are each entirely old or entirely new; 'editblocks undo' puts them back)"
-        ))
+        return Recovery(
+            entry,
+            False,
+            temporaries_removed=removed,
+            message=(
+                f"apply #{entry.id} was interrupted; {removed} temporary file(s) it left were removed "
+                "(its files are each entirely old or entirely new; 'editblocks undo' puts them back)"
+            ),
+        )
     current: dict[str, str | None] = {}
     for jf in entry.files:
         try:
@@ -331,10 +350,15 @@ def recover(workspace: Workspace) -> Recovery | None:
             current[jf.path] = "unreadable"
     if all(current[jf.path] == jf.after for jf in entry.files):
         journal.finish(entry, [jf.path for jf in entry.files])
-        return Recovery(entry, False, temporaries_removed=removed, message=(
-            f"the all-or-nothing apply #{entry.id} was interrupted after writing all its files; it is now "
-            "recorded as applied"
-        ))
+        return Recovery(
+            entry,
+            False,
+            temporaries_removed=removed,
+            message=(
+                f"the all-or-nothing apply #{entry.id} was interrupted after writing all its files; it is now "
+                "recorded as applied"
+            ),
+        )
     result = Recovery(entry, True, temporaries_removed=removed)
     lost: list[str] = []
     for jf in entry.files:
@@ -359,7 +383,9 @@ def recover(workspace: Workspace) -> Recovery | None:
     if not put_back and not lost:
         journal.discard(entry)
         result.rolled_back = False
-        result.message = f"the all-or-nothing apply #{entry.id} was interrupted before it wrote any file; nothing changed"
+        result.message = (
+            f"the all-or-nothing apply #{entry.id} was interrupted before it wrote any file; nothing changed"
+        )
         return result
     names = ", ".join(put_back[:8]) + (f" and {len(put_back) - 8} more" if len(put_back) > 8 else "")
     if lost:
@@ -471,7 +497,9 @@ def undo(root: str | os.PathLike[str] = ".", *, lock_timeout: float = DEFAULT_LO
         result.folders_removed = workspace.remove_empty_folders(folders)
         if entry.git_index:
             error = workspace.git_restore_index(entry.git_index)
-            result.notes.append(f"git index not restored: {error}" if error else "git index restored as it was before the apply")
+            result.notes.append(
+                f"git index not restored: {error}" if error else "git index restored as it was before the apply"
+            )
         journal.mark_undone(entry)
         result.notes[:0] = [r.message for r in lock.recoveries]
         return result

@@ -97,7 +97,9 @@ def decode(data: bytes, path: str = "") -> tuple[str, str, bytes]:
     except (UnicodeError, LookupError):
         raise BinaryFileError(f"{path}: not a text file in any encoding that could be recognised") from None
     if not same:
-        raise BinaryFileError(f"{path}: its {encoding} text would not be written back unchanged; edit it with other tools")
+        raise BinaryFileError(
+            f"{path}: its {encoding} text would not be written back unchanged; edit it with other tools"
+        )
     return text, encoding, b""
 
 

@@ -36,7 +36,21 @@ STATE_DIR = ".editblocks"
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:/")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_SKIP_DIRS = frozenset({".git", ".hg", ".svn", STATE_DIR, "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache", ".pytest_cache"})
+_SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        STATE_DIR,
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        "venv",
+        ".tox",
+        ".mypy_cache",
+        ".pytest_cache",
+    }
+)
 _INTERNAL = {
     ".git": "editing inside .git is not allowed (git's own files)",
     "git~1": "editing inside .git is not allowed (git's own files, by their short name)",
@@ -44,7 +58,9 @@ _INTERNAL = {
     ".svn": "editing inside .svn is not allowed (Subversion's own files)",
     STATE_DIR: f"editing inside {STATE_DIR} is not allowed (editblocks' own lock and undo journal)",
 }
-_LOOKALIKE_SEPARATORS = frozenset("\u2215\u2044\uff0f\uff3c\u29f8\u29f9\u2216\ufe68\u2571\u2572\u01c0\u02f8\uff0e\u2024\u2025\u2026")
+_LOOKALIKE_SEPARATORS = frozenset(
+    "\u2215\u2044\uff0f\uff3c\u29f8\u29f9\u2216\ufe68\u2571\u2572\u01c0\u02f8\uff0e\u2024\u2025\u2026"
+)
 _BAD_CATEGORIES = {
     "Cf": "an invisible formatting character",
     "Co": "a private-use character",
@@ -89,7 +105,9 @@ def decode(data: bytes, path: str = "") -> tuple[str, str, bytes]:
 def check_reply_size(text: str, limit: int = DEFAULT_MAX_REPLY_BYTES) -> None:
     """Raise :class:`TooLargeError` when ``text`` is larger than ``limit`` bytes as UTF-8."""
     if len(text) > limit or (len(text) * 4 > limit and len(text.encode("utf-8", "surrogatepass")) > limit):
-        raise TooLargeError(f"reply is too large ({_size(len(text.encode('utf-8', 'surrogatepass')))}; the limit is {_size(limit)})")
+        raise TooLargeError(
+            f"reply is too large ({_size(len(text.encode('utf-8', 'surrogatepass')))}; the limit is {_size(limit)})"
+        )
 
 
 def _size(n: int) -> str:
@@ -129,11 +147,17 @@ class Workspace:
             raise PathError(f"file path contains control characters: {path!r}")
         _check_unicode(path)
         if path.startswith("\\\\"):
-            raise PathError(f"absolute file paths are not allowed (a Windows network path, with backslashes); use a path relative to the root: {path}")
+            raise PathError(
+                f"absolute file paths are not allowed (a Windows network path, with backslashes); use a path relative to the root: {path}"
+            )
         if path.startswith("//") or _URL.match(path):
-            raise PathError(f"absolute file paths are not allowed (a network path or a URL); use a path relative to the root: {path}")
+            raise PathError(
+                f"absolute file paths are not allowed (a network path or a URL); use a path relative to the root: {path}"
+            )
         if "\\" in path:
-            raise PathError(f"file path uses backslashes (a Windows path); write it relative to the root with '/': {path}")
+            raise PathError(
+                f"file path uses backslashes (a Windows path); write it relative to the root with '/': {path}"
+            )
         if path.startswith("/"):
             raise PathError(f"absolute file paths are not allowed; use a path relative to the root: {path}")
         if _DRIVE.match(path):
@@ -151,7 +175,9 @@ class Workspace:
             if part != part.strip():
                 raise PathError(f"file or folder name starts or ends with white space: {part!r} in {path!r}")
             if len(part.encode("utf-8")) > MAX_NAME_BYTES:
-                raise PathError(f"file or folder name is longer than {MAX_NAME_BYTES} bytes: {part[:40]}... in {path[:80]}")
+                raise PathError(
+                    f"file or folder name is longer than {MAX_NAME_BYTES} bytes: {part[:40]}... in {path[:80]}"
+                )
             _check_internal(part, path)
         rel = "/".join(parts)
         if len(str(self.root).encode("utf-8")) + len(rel.encode("utf-8")) > MAX_PATH_BYTES:
@@ -241,7 +267,9 @@ class Workspace:
                             # It changed since it was looked at: look again from the root.
                             hops += 1
                             if hops > _MAX_LINKS:
-                                raise PathError(f"a folder on the path keeps changing while it is opened: {rel}") from None
+                                raise PathError(
+                                    f"a folder on the path keeps changing while it is opened: {rel}"
+                                ) from None
                             restart = parts
                             break
                         raise
@@ -426,7 +454,13 @@ class Workspace:
         return missing[::-1]
 
     def write_bytes(
-        self, path: str, data: bytes, mode: int | None = None, *, expected: object = None, folders: FolderSync | None = None
+        self,
+        path: str,
+        data: bytes,
+        mode: int | None = None,
+        *,
+        expected: object = None,
+        folders: FolderSync | None = None,
     ) -> list[str]:
         """Replace the file at ``path`` with ``data`` atomically; returns the folders it created.
 
@@ -439,7 +473,9 @@ class Workspace:
         pending.commit(folders)
         return pending.created
 
-    def prepare_write(self, path: str, data: bytes, mode: int | None = None, *, expected: object = None) -> PendingWrite:
+    def prepare_write(
+        self, path: str, data: bytes, mode: int | None = None, *, expected: object = None
+    ) -> PendingWrite:
         """Write ``data`` to a synced temporary file beside ``path``; :meth:`PendingWrite.commit`
         then checks ``expected`` and renames it into place at once (see :meth:`write_bytes`).
 
@@ -559,7 +595,9 @@ class Workspace:
         when the root is not in a git work tree: what undo puts back after ``git add``."""
         if not paths or not self.in_git_worktree():
             return None
-        out = subprocess.run(["git", "ls-files", "-s", "-z", "--", *paths], cwd=self.root, capture_output=True, timeout=60)
+        out = subprocess.run(
+            ["git", "ls-files", "-s", "-z", "--", *paths], cwd=self.root, capture_output=True, timeout=60
+        )
         if out.returncode != 0:
             return None
         found: dict[str, str | None] = dict.fromkeys(paths)
@@ -575,15 +613,29 @@ class Workspace:
 
     def git_restore_index(self, entries: dict[str, str | None]) -> str | None:
         """Put the index entries :meth:`git_index` returned back; an error message, or None."""
-        prefix = subprocess.run(["git", "rev-parse", "--show-prefix"], cwd=self.root, capture_output=True, text=True, timeout=60)
+        prefix = subprocess.run(
+            ["git", "rev-parse", "--show-prefix"], cwd=self.root, capture_output=True, text=True, timeout=60
+        )
         if prefix.returncode != 0:
             return prefix.stderr.strip() or "not a git work tree"
         records = []
         for path, entry in entries.items():
             info = entry if entry is not None else "0 " + "0" * 40
-            records.append(f"{info}\t{prefix.stdout.strip()}{path}".encode() if path.isascii() else info.encode() + b"\t" + os.fsencode(prefix.stdout.strip() + path))
-        out = subprocess.run(["git", "update-index", "-z", "--index-info"], cwd=self.root, input=b"\0".join(records) + b"\0", capture_output=True, timeout=60)
-        return None if out.returncode == 0 else (out.stderr.decode(errors="replace").strip() or "git update-index failed")
+            records.append(
+                f"{info}\t{prefix.stdout.strip()}{path}".encode()
+                if path.isascii()
+                else info.encode() + b"\t" + os.fsencode(prefix.stdout.strip() + path)
+            )
+        out = subprocess.run(
+            ["git", "update-index", "-z", "--index-info"],
+            cwd=self.root,
+            input=b"\0".join(records) + b"\0",
+            capture_output=True,
+            timeout=60,
+        )
+        return (
+            None if out.returncode == 0 else (out.stderr.decode(errors="replace").strip() or "git update-index failed")
+        )
 
     def _git(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(["git", *args], cwd=self.root, capture_output=True, text=True, timeout=60)
@@ -618,7 +670,9 @@ class Workspace:
                 )
             return f"the apply was committed as {commit[:10]}, which is no longer on the current branch (HEAD is {head.stdout.strip()[:10]})"
         parent = self._git("rev-parse", "--verify", "--quiet", f"{commit}~1")
-        reset = self._git("reset", "--soft", "HEAD~1") if parent.returncode == 0 else self._git("update-ref", "-d", "HEAD")
+        reset = (
+            self._git("reset", "--soft", "HEAD~1") if parent.returncode == 0 else self._git("update-ref", "-d", "HEAD")
+        )
         if reset.returncode != 0:
             return reset.stderr.strip() or "git reset failed"
         return None
@@ -669,7 +723,13 @@ def _kind(mode: int) -> str:
 
 _TMP_SUFFIX = ".editblocks-tmp"
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-_FILE_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_FILE_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
 _MAX_LINKS = 40
 _LEASE_SIGNAL = int(getattr(signal, "SIGURG", 23))
 """SIGURG, ignored unless handled: the signal a lease break sends, instead of SIGIO, which would end the process."""
@@ -716,7 +776,9 @@ class PendingWrite:
         if spot.dir_fd is None or st is None or st.st_ino != self._tmp_ino:
             spot.close()
             self.tmp = None
-            raise ConflictError(f"the folder of {self.path} was changed by something else while the edits were being applied")
+            raise ConflictError(
+                f"the folder of {self.path} was changed by something else while the edits were being applied"
+            )
         spot.asked, spot.created = self.spot.asked, self.spot.created
         self.spot = spot
 
@@ -739,7 +801,9 @@ class PendingWrite:
                 try:
                     fd = _open_file(spot, rel)
                 except FileMissingError:
-                    raise ConflictError(f"{rel} was deleted by something else while the edits were being applied") from None
+                    raise ConflictError(
+                        f"{rel} was deleted by something else while the edits were being applied"
+                    ) from None
                 leased = _take_lease(fd)
                 try:
                     if leased is False:
@@ -757,7 +821,9 @@ class PendingWrite:
                         os.rename(self.tmp, spot.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
                         self.tmp = None
                         after = os.fstat(fd)
-                        if (after.st_size, after.st_mtime_ns) != (st.st_size, st.st_mtime_ns) or (leased and _lease_broken(fd)):
+                        if (after.st_size, after.st_mtime_ns) != (st.st_size, st.st_mtime_ns) or (
+                            leased and _lease_broken(fd)
+                        ):
                             self._put_back(fd, rel, keep)
                     finally:
                         if keep is not None:
@@ -770,11 +836,15 @@ class PendingWrite:
                 try:
                     os.link(self.tmp, spot.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
                 except FileExistsError:
-                    raise ConflictError(f"{rel} was created by something else while the edits were being applied") from None
+                    raise ConflictError(
+                        f"{rel} was created by something else while the edits were being applied"
+                    ) from None
                 except OSError:
                     # No hard links here: check, then rename.
                     if _lstat(dir_fd, spot.name) is not None:
-                        raise ConflictError(f"{rel} was created by something else while the edits were being applied") from None
+                        raise ConflictError(
+                            f"{rel} was created by something else while the edits were being applied"
+                        ) from None
                     os.rename(self.tmp, spot.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
                     self.tmp = None
                 else:
@@ -798,7 +868,9 @@ class PendingWrite:
             try:
                 os.rename(keep, spot.name, src_dir_fd=spot.dir_fd, dst_dir_fd=spot.dir_fd)
             except OSError as exc:
-                raise ConflictError(f"{why}; it could not be put back ({exc.strerror or exc}); this edit was written") from None
+                raise ConflictError(
+                    f"{why}; it could not be put back ({exc.strerror or exc}); this edit was written"
+                ) from None
             raise ConflictError(f"{why}; its change was kept and this edit was not written")
         try:
             st, data = self.workspace._read_fd(old_fd, rel)
@@ -896,7 +968,12 @@ def _lstat_at(spot: Spot) -> os.stat_result | None:
 def _same_file_still(spot: Spot, st: os.stat_result, message: str) -> None:
     """Raise :class:`ConflictError` unless ``spot`` still names the file ``st`` describes, unchanged."""
     now = _lstat_at(spot)
-    if now is None or (now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns) != (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns):
+    if now is None or (now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns) != (
+        st.st_dev,
+        st.st_ino,
+        st.st_size,
+        st.st_mtime_ns,
+    ):
         raise ConflictError(message)
 
 
@@ -910,7 +987,9 @@ def _existing_name(dir_fd: int, part: str, rel: str) -> str:
     alike = [n for n in names if n == part or (not n.isascii() and unicodedata.normalize("NFC", n) == want)]
     if len(alike) > 1:
         listed = ", ".join(repr(n) for n in sorted(alike))
-        raise PathError(f"several files have names that look the same as {part!r} ({listed}); rename one of them first: {rel}")
+        raise PathError(
+            f"several files have names that look the same as {part!r} ({listed}); rename one of them first: {rel}"
+        )
     return alike[0] if alike else part
 
 
@@ -970,7 +1049,14 @@ def _remove_stale_temporaries(dir_fd: int, name: str) -> int:
 
 def _write_temporary(dir_fd: int, name: str, data: bytes, mode: int, owner: tuple[int, int] | None) -> tuple[str, int]:
     """A new temporary file beside ``name`` holding ``data``, synced; (its name, its inode)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    flags = (
+        os.O_WRONLY
+        | os.O_CREAT
+        | os.O_EXCL
+        | getattr(os, "O_NOFOLLOW", 0)
+        | getattr(os, "O_CLOEXEC", 0)
+        | getattr(os, "O_BINARY", 0)
+    )
     prefix = _temporary_prefix(name)
     while True:
         tmp = f"{prefix}{secrets.token_hex(4)}{_TMP_SUFFIX}"
@@ -995,7 +1081,6 @@ def _write_temporary(dir_fd: int, name: str, data: bytes, mode: int, owner: tupl
         _unlink_quietly(dir_fd, tmp)
         raise
     return tmp, ino
-
 
 
 def _keep_owner(fd: int, owner: tuple[int, int], mode: int) -> int:

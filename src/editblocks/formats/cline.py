@@ -85,7 +85,11 @@ class ClineParser(MarkerParser):
     def _emit(self, lineno: int) -> list[ParseItem]:
         self._leave(lineno, kept=True)
         if not self._path:
-            return [ParseWarning(self._start, "edit block has no file path; put it in a <path> line before the block", FORMAT)]
+            return [
+                ParseWarning(
+                    self._start, "edit block has no file path; put it in a <path> line before the block", FORMAT
+                )
+            ]
         lines, start = self.lines, self._start
         return [
             EditBlock(
@@ -112,7 +116,10 @@ class ClineParser(MarkerParser):
                 self._paths.note(line, lineno)
             return []
         if START.match(line):
-            w = self._abandon(lineno, f"SEARCH block is not closed with '+++++++ REPLACE' before the next block at line {lineno}; block ignored")
+            w = self._abandon(
+                lineno,
+                f"SEARCH block is not closed with '+++++++ REPLACE' before the next block at line {lineno}; block ignored",
+            )
             self._paths.replay(self._start + 1, lineno - 1)
             self._begin(lineno)
             return [w]
@@ -124,7 +131,12 @@ class ClineParser(MarkerParser):
                     self._views[0].stop(lineno - 1)
                     self._views[1].follow(lineno)
             elif END.match(line):
-                return [self._abandon(lineno, f"SEARCH block is missing its '=======' separator (reached '+++++++ REPLACE' at line {lineno}); block ignored")]
+                return [
+                    self._abandon(
+                        lineno,
+                        f"SEARCH block is missing its '=======' separator (reached '+++++++ REPLACE' at line {lineno}); block ignored",
+                    )
+                ]
             return []
         if END.match(line):
             return self._emit(lineno)
@@ -142,7 +154,12 @@ class ClineParser(MarkerParser):
         if self._state == _OUTSIDE:
             return []
         where = "before its '=======' separator" if self._state == _SEARCH else "before '+++++++ REPLACE'"
-        return [self._abandon(lineno, f"reply ends inside the block started at line {self._start} ({where}); the reply looks truncated, block ignored")]
+        return [
+            self._abandon(
+                lineno,
+                f"reply ends inside the block started at line {self._start} ({where}); the reply looks truncated, block ignored",
+            )
+        ]
 
 
 class ClineFormat(EditFormat):

@@ -21,7 +21,35 @@ _PARENTHETICAL = re.compile(r"\s+\([^()]*\)$")
 _BACKTICKED = re.compile(r"`([^`\s]+)`")
 _BAD_PATH_CHARS = re.compile(r"[;=*{}|?\"`$]")
 _BARE_FILENAMES = frozenset(
-    ["Makefile", "makefile", "GNUmakefile", "Dockerfile", "Containerfile", "LICENSE", "LICENCE", "COPYING", "README", "CHANGELOG", "AUTHORS", "NOTICE", "Gemfile", "Rakefile", "Procfile", "Jenkinsfile", "Vagrantfile", "Brewfile", "CODEOWNERS", "Pipfile", "Justfile", "justfile", "Caddyfile", "Earthfile", "Tiltfile", "BUILD", "WORKSPACE"]
+    [
+        "Makefile",
+        "makefile",
+        "GNUmakefile",
+        "Dockerfile",
+        "Containerfile",
+        "LICENSE",
+        "LICENCE",
+        "COPYING",
+        "README",
+        "CHANGELOG",
+        "AUTHORS",
+        "NOTICE",
+        "Gemfile",
+        "Rakefile",
+        "Procfile",
+        "Jenkinsfile",
+        "Vagrantfile",
+        "Brewfile",
+        "CODEOWNERS",
+        "Pipfile",
+        "Justfile",
+        "justfile",
+        "Caddyfile",
+        "Earthfile",
+        "Tiltfile",
+        "BUILD",
+        "WORKSPACE",
+    ]
 )
 
 _SHELL_LANGS = frozenset({"bash", "sh", "shell", "zsh", "console", "shell-session", "powershell", "ps1", "cmd", "bat"})
@@ -163,7 +191,91 @@ def _plausible(s: str) -> bool:
 
 _PROSE_STRIP = "`*\"'()[]{}<>,;:!?"
 _FILE_EXTENSIONS = frozenset(
-    ["py", "pyi", "pyx", "js", "mjs", "cjs", "jsx", "ts", "tsx", "mts", "cts", "go", "rs", "java", "kt", "kts", "scala", "swift", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "cs", "fs", "rb", "php", "pl", "pm", "lua", "r", "dart", "ex", "exs", "erl", "hs", "ml", "clj", "sh", "bash", "zsh", "fish", "ps1", "bat", "sql", "md", "mdx", "rst", "txt", "adoc", "json", "jsonc", "yaml", "yml", "toml", "ini", "cfg", "conf", "env", "xml", "html", "htm", "css", "scss", "sass", "less", "vue", "svelte", "astro", "proto", "graphql", "gql", "tf", "hcl", "gradle", "cmake", "mk", "lock", "csv", "tsv", "ipynb"]
+    [
+        "py",
+        "pyi",
+        "pyx",
+        "js",
+        "mjs",
+        "cjs",
+        "jsx",
+        "ts",
+        "tsx",
+        "mts",
+        "cts",
+        "go",
+        "rs",
+        "java",
+        "kt",
+        "kts",
+        "scala",
+        "swift",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "cxx",
+        "hpp",
+        "hh",
+        "cs",
+        "fs",
+        "rb",
+        "php",
+        "pl",
+        "pm",
+        "lua",
+        "r",
+        "dart",
+        "ex",
+        "exs",
+        "erl",
+        "hs",
+        "ml",
+        "clj",
+        "sh",
+        "bash",
+        "zsh",
+        "fish",
+        "ps1",
+        "bat",
+        "sql",
+        "md",
+        "mdx",
+        "rst",
+        "txt",
+        "adoc",
+        "json",
+        "jsonc",
+        "yaml",
+        "yml",
+        "toml",
+        "ini",
+        "cfg",
+        "conf",
+        "env",
+        "xml",
+        "html",
+        "htm",
+        "css",
+        "scss",
+        "sass",
+        "less",
+        "vue",
+        "svelte",
+        "astro",
+        "proto",
+        "graphql",
+        "gql",
+        "tf",
+        "hcl",
+        "gradle",
+        "cmake",
+        "mk",
+        "lock",
+        "csv",
+        "tsv",
+        "ipynb",
+    ]
 )
 
 
@@ -264,7 +376,9 @@ class PathLookback:
             candidate = clean_path(text)
             if candidate:
                 return candidate, "fenced" if (self._fence_open and not skipped_fence) else "line"
-            if attempted_path(text, self.previous) or (self.previous and self.previous_source != "heading" and _names_other_file(text, self.previous)):
+            if attempted_path(text, self.previous) or (
+                self.previous and self.previous_source != "heading" and _names_other_file(text, self.previous)
+            ):
                 # A path that cannot be read ("src/a|b.py"), or "Now update tests/test_app.py as
                 # well:", names another file: reusing the previous block's path would edit the
                 # wrong file, so the block gets no path.
@@ -313,5 +427,3 @@ class MarkerParser(LineParser):
             self._paths.reset_after_block(self._path, self._source, lineno)
         else:
             self._paths.reset_after_block(None, "none", lineno)
-
-

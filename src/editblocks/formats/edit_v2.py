@@ -84,7 +84,13 @@ class EditV2Parser(MarkerParser):
     def _emit(self, lineno: int) -> list[ParseItem]:
         self._leave(lineno, kept=True)
         if not self._path:
-            return [ParseWarning(self._start, "EDIT block has no file path; put the path on the line before '<<<<<<< EDIT'", "edit-v2")]
+            return [
+                ParseWarning(
+                    self._start,
+                    "EDIT block has no file path; put the path on the line before '<<<<<<< EDIT'",
+                    "edit-v2",
+                )
+            ]
         bounds = [self._start, *self._seps, lineno]
         texts = [text_of(self.lines, a, b - 1) for a, b in zip(bounds, bounds[1:])]
         lead, old, new, trail = (texts + ["", "", "", ""])[:4]
@@ -115,7 +121,9 @@ class EditV2Parser(MarkerParser):
                 self._paths.note(line, lineno)
             return []
         if "<<<<<" in line and START.match(line):
-            w = self._abandon(f"EDIT block is not closed before the next '<<<<<<< EDIT' at line {lineno}; block ignored", lineno)
+            w = self._abandon(
+                f"EDIT block is not closed before the next '<<<<<<< EDIT' at line {lineno}; block ignored", lineno
+            )
             self._paths.replay(self._start + 1, lineno - 1)
             self._begin(lineno)
             return [w]
@@ -124,15 +132,29 @@ class EditV2Parser(MarkerParser):
                 self._state = _OLD
                 self._separator(lineno)
             elif "=====" in line and CONTENT_SEP.match(line):
-                return [self._abandon(f"EDIT block is missing the '-------' line after its leading anchor (found '=======' at line {lineno}); block ignored", lineno)]
+                return [
+                    self._abandon(
+                        f"EDIT block is missing the '-------' line after its leading anchor (found '=======' at line {lineno}); block ignored",
+                        lineno,
+                    )
+                ]
             elif ">>>>>" in line and END.match(line):
-                return [self._abandon(f"EDIT block ends at line {lineno} without '-------' and '=======' sections; block ignored", lineno)]
+                return [
+                    self._abandon(
+                        f"EDIT block ends at line {lineno} without '-------' and '=======' sections; block ignored",
+                        lineno,
+                    )
+                ]
         elif state == _OLD:
             if "=====" in line and CONTENT_SEP.match(line):
                 self._state = _NEW
                 self._separator(lineno)
             elif ">>>>>" in line and END.match(line):
-                return [self._abandon(f"EDIT block ends at line {lineno} without its '=======' separator; block ignored", lineno)]
+                return [
+                    self._abandon(
+                        f"EDIT block ends at line {lineno} without its '=======' separator; block ignored", lineno
+                    )
+                ]
         elif state == _NEW:
             if "-----" in line and ANCHOR_SEP.match(line):
                 self._state = _TRAILING
@@ -155,7 +177,12 @@ class EditV2Parser(MarkerParser):
         if self._state == _OUTSIDE:
             return []
         where = _SECTION_NAMES[self._state]
-        return [self._abandon(f"reply ends inside the EDIT block started at line {self._start}, in its {where}; the reply looks truncated, block ignored", lineno)]
+        return [
+            self._abandon(
+                f"reply ends inside the EDIT block started at line {self._start}, in its {where}; the reply looks truncated, block ignored",
+                lineno,
+            )
+        ]
 
 
 class EditV2Format(EditFormat):

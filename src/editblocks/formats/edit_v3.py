@@ -84,7 +84,10 @@ class EditV3Parser(MarkerParser):
                 self._paths.note(line, lineno)
             return []
         if "«««" in line and START.match(line):
-            w = self._abandon(f"EDIT block is not closed with '»»» EDIT END' before the next block at line {lineno}; block ignored", lineno)
+            w = self._abandon(
+                f"EDIT block is not closed with '»»» EDIT END' before the next block at line {lineno}; block ignored",
+                lineno,
+            )
             self._paths.replay(self._start + 1, lineno - 1)
             self._begin(lineno)
             return [w]
@@ -96,7 +99,11 @@ class EditV3Parser(MarkerParser):
                     self._views[0].stop(lineno - 1)
                     self._views[1].follow(lineno)
             elif "»»»" in line and END.match(line):
-                return [self._abandon(f"EDIT block ends at line {lineno} without its '═══════ REPL' separator; block ignored", lineno)]
+                return [
+                    self._abandon(
+                        f"EDIT block ends at line {lineno} without its '═══════ REPL' separator; block ignored", lineno
+                    )
+                ]
             return []
         if "»»»" in line and END.match(line):
             return self._emit(lineno)
@@ -105,7 +112,11 @@ class EditV3Parser(MarkerParser):
     def _emit(self, lineno: int) -> list[ParseItem]:
         self._leave(lineno, kept=True)
         if not self._path:
-            return [ParseWarning(self._start, "EDIT block has no file path; put the path on the line before '««« EDIT'", "edit-v3")]
+            return [
+                ParseWarning(
+                    self._start, "EDIT block has no file path; put the path on the line before '««« EDIT'", "edit-v3"
+                )
+            ]
         lines = self.lines
         anchor, old, new = split_common_prefix(lines[self._start : self._sep - 1], lines[self._sep : lineno - 1])
         return [
@@ -125,7 +136,12 @@ class EditV3Parser(MarkerParser):
         if self._state == _OUTSIDE:
             return []
         where = "before '═══════ REPL'" if self._state == _EDIT else "before '»»» EDIT END'"
-        return [self._abandon(f"reply ends inside the EDIT block started at line {self._start} ({where}); the reply looks truncated, block ignored", lineno)]
+        return [
+            self._abandon(
+                f"reply ends inside the EDIT block started at line {self._start} ({where}); the reply looks truncated, block ignored",
+                lineno,
+            )
+        ]
 
 
 class EditV3Format(EditFormat):

@@ -49,7 +49,9 @@ UPDATE = re.compile(r"^\*\*\* Update File:\s*(.*?)\s*$")
 MOVE = re.compile(r"^\*\*\* Move to:\s*(.*?)\s*$")
 EOF_MARK = re.compile(r"^\*\*\* End of File\s*$")
 SCOPE = re.compile(r"^@@(?:[ \t](.*))?$")
-_SPACED_MARKER = re.compile(r"^\s+\*\*\* (?:Begin Patch|End Patch|End of File|Add File:|Delete File:|Update File:|Move to:)")
+_SPACED_MARKER = re.compile(
+    r"^\s+\*\*\* (?:Begin Patch|End Patch|End of File|Add File:|Delete File:|Update File:|Move to:)"
+)
 
 _OUTSIDE, _ENVELOPE, _ADD, _DELETE, _UPDATE, _CHUNK, _SKIP = range(7)
 
@@ -65,7 +67,22 @@ def _path(raw: str) -> str:
 class _Op:
     """The file operation being read: its kind, path, start line and chunk in progress."""
 
-    __slots__ = ("blanks", "chunk_start", "chunks", "context", "kind", "last", "move_to", "new", "old", "path", "refused", "scope", "scope_start", "start")
+    __slots__ = (
+        "blanks",
+        "chunk_start",
+        "chunks",
+        "context",
+        "kind",
+        "last",
+        "move_to",
+        "new",
+        "old",
+        "path",
+        "refused",
+        "scope",
+        "scope_start",
+        "start",
+    )
 
     def __init__(self, kind: str, path: str, start: int) -> None:
         self.kind = kind
@@ -200,7 +217,16 @@ class PatchParser(LineParser):
                 return
         if state == _DELETE and op is not None:
             # The line after '*** Delete File' arrived: that line was complete.
-            self._emit(EditBlock(file_path=op.path, delete=True, format=FORMAT, line_number=op.start, end_line=op.start, raw_block=self.lines[op.start - 1] + "\n"))
+            self._emit(
+                EditBlock(
+                    file_path=op.path,
+                    delete=True,
+                    format=FORMAT,
+                    line_number=op.start,
+                    end_line=op.start,
+                    raw_block=self.lines[op.start - 1] + "\n",
+                )
+            )
             self._op = None
             self._state = _ENVELOPE
             self._line(line, n)
@@ -290,7 +316,11 @@ class PatchParser(LineParser):
                 self._op = _Op(kind, path, n)
                 self._state = {"add": _ADD, "delete": _DELETE, "update": _UPDATE}[kind]
                 return
-        what = "a '*** Move to' line must follow its '*** Update File' line" if MOVE.match(line) else f"unknown patch line {quote(line.strip(), 60)}"
+        what = (
+            "a '*** Move to' line must follow its '*** Update File' line"
+            if MOVE.match(line)
+            else f"unknown patch line {quote(line.strip(), 60)}"
+        )
         self._warn(n, f"{what}; ignored")
         self._state = _SKIP
 
@@ -315,16 +345,37 @@ class PatchParser(LineParser):
                 )
             )
         elif op.kind == "delete":
-            self._emit(EditBlock(file_path=op.path, delete=True, format=FORMAT, line_number=op.start, end_line=op.start, raw_block=self.lines[op.start - 1] + "\n"))
+            self._emit(
+                EditBlock(
+                    file_path=op.path,
+                    delete=True,
+                    format=FORMAT,
+                    line_number=op.start,
+                    end_line=op.start,
+                    raw_block=self.lines[op.start - 1] + "\n",
+                )
+            )
         elif op.kind == "update":
             if state == _CHUNK:
                 self._end_chunk(op, last=True)
             if op.move_to is not None:
                 if op.chunks == 0:
                     end = max(op.last, op.start)
-                    self._emit(EditBlock(file_path=op.path, move_to=op.move_to, format=FORMAT, line_number=op.start, end_line=end, raw_block=text_of(self.lines, op.start - 1, end)))
+                    self._emit(
+                        EditBlock(
+                            file_path=op.path,
+                            move_to=op.move_to,
+                            format=FORMAT,
+                            line_number=op.start,
+                            end_line=end,
+                            raw_block=text_of(self.lines, op.start - 1, end),
+                        )
+                    )
                 else:
-                    self._warn(op.refused or op.start, f"{op.path} is not moved to {op.move_to}, since a chunk of it was refused")
+                    self._warn(
+                        op.refused or op.start,
+                        f"{op.path} is not moved to {op.move_to}, since a chunk of it was refused",
+                    )
             elif op.chunks == 0:
                 self._warn(op.start, f"'*** Update File: {op.path}' has no chunks; nothing to do")
 
@@ -379,7 +430,9 @@ class PatchFormat(EditFormat):
     """The apply_patch envelope: ``*** Begin Patch`` ... ``*** End Patch``."""
 
     name: ClassVar[str] = FORMAT
-    description: ClassVar[str] = "Codex apply_patch: *** Begin Patch, *** Update/Add/Delete File, @@ chunks, *** End Patch"
+    description: ClassVar[str] = (
+        "Codex apply_patch: *** Begin Patch, *** Update/Add/Delete File, @@ chunks, *** End Patch"
+    )
     family: ClassVar[str] = "patch"
     can_delete: ClassVar[bool] = True
     can_move: ClassVar[bool] = True
@@ -439,7 +492,11 @@ def _move_of_run(blocks: list[EditBlock], i: int) -> str | None:
     """Where the chunks of one file starting at ``blocks[i]`` move the file (their last one says)."""
     path = blocks[i].file_path
     for block in blocks[i:]:
-        if block.file_path != path or block.delete or (block.is_create and not block.search_text and block.move_to is None):
+        if (
+            block.file_path != path
+            or block.delete
+            or (block.is_create and not block.search_text and block.move_to is None)
+        ):
             return None
         if block.move_to is not None and not block.search_text and not block.replace_text:
             return None  # a move of its own, in its own section

@@ -124,7 +124,11 @@ class SearchReplaceParser(MarkerParser):
     def _emit(self, lineno: int, new_file: bool) -> list[ParseItem]:
         self._leave(lineno, kept=True)
         if not self._path:
-            return [ParseWarning(self._start, "edit block has no file path; put the path on the line before the block", "diff")]
+            return [
+                ParseWarning(
+                    self._start, "edit block has no file path; put the path on the line before the block", "diff"
+                )
+            ]
         lines, start = self.lines, self._start
         splits: tuple[tuple[str, str], ...] = ()
         balanced = False
@@ -144,7 +148,10 @@ class SearchReplaceParser(MarkerParser):
             # earlier one is too: whether exactly one reading fits is decided by the first two
             # with a SEARCH of more than blank lines. Only those are made (linear in the block,
             # however many '=======' lines it has).
-            splits = tuple((text_of(lines, start, sep - 1), text_of(lines, sep, lineno - 1)) for sep in others[: 1 if balanced else 2])
+            splits = tuple(
+                (text_of(lines, start, sep - 1), text_of(lines, sep, lineno - 1))
+                for sep in others[: 1 if balanced else 2]
+            )
         hint, skip = (None, 0) if new_file else start_line_hint(lines, start, self._sep - 1)
         if skip:
             cut = len(text_of(lines, start, start + skip))
@@ -206,9 +213,17 @@ class SearchReplaceParser(MarkerParser):
                         self._views[1].follow(lineno)
             elif "<<<<<" in line:
                 if SEARCH.match(line):
-                    return self._restart(lineno, f"SEARCH block has no '=======' separator before the next block at line {lineno}; block ignored")
+                    return self._restart(
+                        lineno,
+                        f"SEARCH block has no '=======' separator before the next block at line {lineno}; block ignored",
+                    )
             elif ">>>>>" in line and REPLACE.match(line):
-                return [self._abandon(lineno, f"SEARCH block is missing its '=======' separator (reached '>>>>>>> REPLACE' at line {lineno}); block ignored")]
+                return [
+                    self._abandon(
+                        lineno,
+                        f"SEARCH block is missing its '=======' separator (reached '>>>>>>> REPLACE' at line {lineno}); block ignored",
+                    )
+                ]
             return []
         if state == _REPLACE:
             if ">>>>>" in line:
@@ -216,7 +231,10 @@ class SearchReplaceParser(MarkerParser):
                     return self._emit(lineno, new_file=False)
             elif "<<<<<" in line:
                 if SEARCH.match(line):
-                    return self._restart(lineno, f"block is not closed with '>>>>>>> REPLACE' before the next block at line {lineno}; block ignored")
+                    return self._restart(
+                        lineno,
+                        f"block is not closed with '>>>>>>> REPLACE' before the next block at line {lineno}; block ignored",
+                    )
             elif "=====" in line and DIVIDER.match(line):
                 self._more_seps.append(lineno)
             return []
@@ -233,7 +251,12 @@ class SearchReplaceParser(MarkerParser):
             _REPLACE: "before '>>>>>>> REPLACE'",
             _NEW_FILE: "before '>>>>>>> NEW_FILE'",
         }[self._state]
-        return [self._abandon(lineno, f"reply ends inside the block started at line {self._start} ({what}); the reply looks truncated, block ignored")]
+        return [
+            self._abandon(
+                lineno,
+                f"reply ends inside the block started at line {self._start} ({what}); the reply looks truncated, block ignored",
+            )
+        ]
 
 
 class SearchReplaceFormat(EditFormat):

@@ -152,7 +152,12 @@ class _Hunk:
         """``\\ No newline at end of file`` followed the new text's last line."""
 
     def counts_met(self) -> bool:
-        return self.old_count is not None and self.new_count is not None and len(self.old) >= self.old_count and len(self.new) >= self.new_count
+        return (
+            self.old_count is not None
+            and self.new_count is not None
+            and len(self.old) >= self.old_count
+            and len(self.new) >= self.new_count
+        )
 
 
 class UdiffParser(LineParser):
@@ -205,7 +210,10 @@ class UdiffParser(LineParser):
             elif not hunk.counts_met():
                 truncated = True
             if truncated:
-                self._warn(hunk.start, f"reply ends inside the hunk started at line {hunk.start}; the reply looks truncated, hunk ignored")
+                self._warn(
+                    hunk.start,
+                    f"reply ends inside the hunk started at line {hunk.start}; the reply looks truncated, hunk ignored",
+                )
                 self._hunk = None
                 section.bad = True
                 self._end_section(lineno)
@@ -329,7 +337,16 @@ class UdiffParser(LineParser):
         old, new = self._git_rename
         self._git_rename = [None, None]
         if old and new and old != new:
-            self._emit(EditBlock(file_path=old, move_to=new, format=FORMAT, line_number=git[0], end_line=max(last, git[0]), raw_block=text_of(self.lines, git[0] - 1, max(last, git[0]))))
+            self._emit(
+                EditBlock(
+                    file_path=old,
+                    move_to=new,
+                    format=FORMAT,
+                    line_number=git[0],
+                    end_line=max(last, git[0]),
+                    raw_block=text_of(self.lines, git[0] - 1, max(last, git[0])),
+                )
+            )
 
     def _minus_start(self) -> int:
         git = self._git
@@ -482,7 +499,10 @@ class UdiffParser(LineParser):
         if section.deletes:
             if hunk.has_context or new:
                 section.bad = True
-                self._warn(hunk.start, f"the diff deletes {path}, but its hunk at line {hunk.start} keeps or adds lines; section ignored")
+                self._warn(
+                    hunk.start,
+                    f"the diff deletes {path}, but its hunk at line {hunk.start} keeps or adds lines; section ignored",
+                )
                 return
             section.removed.extend(old)
             if last:
@@ -491,7 +511,10 @@ class UdiffParser(LineParser):
         if section.creates:
             if old:
                 section.bad = True
-                self._warn(hunk.start, f"the diff creates {path}, but its hunk at line {hunk.start} removes or keeps lines; section ignored")
+                self._warn(
+                    hunk.start,
+                    f"the diff creates {path}, but its hunk at line {hunk.start} removes or keeps lines; section ignored",
+                )
                 return
             self._emit(self._block(path, start, end, new_lines=new, new_file=True, no_final_newline=hunk.no_eol))
             return
@@ -516,7 +539,16 @@ class UdiffParser(LineParser):
             return
         move_to = section.move_to if last and not section.refused else None
         self._emit(
-            self._block(path, start, end, old_lines=old, new_lines=new, hint_line=hint, move_to=move_to, no_final_newline=hunk.no_eol)
+            self._block(
+                path,
+                start,
+                end,
+                old_lines=old,
+                new_lines=new,
+                hint_line=hint,
+                move_to=move_to,
+                no_final_newline=hunk.no_eol,
+            )
         )
         if move_to is not None:
             section.move_to = None
@@ -542,7 +574,10 @@ class UdiffParser(LineParser):
                 self._warn(section.start, f"diff header for {path} has no hunks ('@@' lines); nothing to apply")
         elif section.move_to is not None and path is not None:
             # A hunk was refused: the file is not moved either.
-            self._warn(section.refused or section.start, f"{path} is not moved to {section.move_to}, since a hunk of it was refused")
+            self._warn(
+                section.refused or section.start,
+                f"{path} is not moved to {section.move_to}, since a hunk of it was refused",
+            )
 
     def _block(
         self,

@@ -43,7 +43,9 @@ _ELIDED_WORDS = (
 )
 _PARTIAL = [
     # "// ... rest of code", "# ... existing code ...", "/* ... */"
-    re.compile(rf"^\s*{_COMMENT}\s*(?:\.\.\.|…)\s*(?:\(?\s*(?:the\s+)?{_ELIDED_WORDS}\b.*|\*+/|-->|\*/\}})?\s*$", re.IGNORECASE),
+    re.compile(
+        rf"^\s*{_COMMENT}\s*(?:\.\.\.|…)\s*(?:\(?\s*(?:the\s+)?{_ELIDED_WORDS}\b.*|\*+/|-->|\*/\}})?\s*$", re.IGNORECASE
+    ),
     # "// rest of the code stays the same", "# existing code here", "<!-- unchanged -->"
     re.compile(
         rf"^\s*{_COMMENT}\s*(?:\.\.\.|…)?\s*\(?\s*(?:the\s+)?(?:rest of (?:the )?(?:code|file|class|function|module|implementation|methods?)|"
@@ -190,7 +192,9 @@ class WholeFormat(EditFormat):
     """Whole files: a path line, then a fence holding the complete new file."""
 
     name: ClassVar[str] = FORMAT
-    description: ClassVar[str] = "whole files: path line, then a fence with the complete new content (only with --format whole)"
+    description: ClassVar[str] = (
+        "whole files: path line, then a fence with the complete new content (only with --format whole)"
+    )
     family: ClassVar[str] = FORMAT
     auto: ClassVar[bool] = False
     markers: ClassVar[str] = "`~"

@@ -298,7 +298,9 @@ def searched_elsewhere(view: FileView, search: list[str], applied: Match) -> Mat
 
 def _unsettled(failure: MatchFailure, why: str) -> MatchFailure:
     """An ambiguity the block's hints could not settle, saying why."""
-    return _replace(failure, reason=f"{failure.reason} (the block's hints did not settle it: {why})") if why else failure
+    return (
+        _replace(failure, reason=f"{failure.reason} (the block's hints did not settle it: {why})") if why else failure
+    )
 
 
 def _accept(
@@ -325,20 +327,31 @@ def _accept(
     return _replace(found, note=note) if note and isinstance(found, Match) else found
 
 
-def _accept_one(view: FileView, cand: Candidate, search: list[str], replace: list[str], replace_text: str) -> Match | MatchFailure:
+def _accept_one(
+    view: FileView, cand: Candidate, search: list[str], replace: list[str], replace_text: str
+) -> Match | MatchFailure:
     start = view.offsets[cand.start]
     end = view.offsets[cand.start + cand.length]
     if replace_text.strip() and replace != search:
         # The replacement already stands there: an edit applied before (e.g. a pure re-indent).
         for hit in find_all(view.text, replace_text, limit=50):
             if hit < end and start < hit + len(replace_text):
-                return Match(hit, hit + len(replace_text), replace_text, cand.strategy, line_of(view.text, hit), already_applied=True)
+                return Match(
+                    hit,
+                    hit + len(replace_text),
+                    replace_text,
+                    cand.strategy,
+                    line_of(view.text, hit),
+                    already_applied=True,
+                )
         # ... or, found the same tolerant way, it surrounds the found text (an insertion applied before).
         for strategy in (whitespace, indentation):
             for r in strategy(view, replace, replace):
                 if r.start <= cand.start and cand.start + cand.length <= r.start + r.length and r.length > cand.length:
                     r_start, r_end = view.offsets[r.start], view.offsets[r.start + r.length]
-                    return Match(r_start, r_end, view.text[r_start:r_end], r.strategy, r.start + 1, already_applied=True)
+                    return Match(
+                        r_start, r_end, view.text[r_start:r_end], r.strategy, r.start + 1, already_applied=True
+                    )
     return build_match(view, cand, search, replace)
 
 
@@ -383,13 +396,21 @@ def _elision(view: FileView, search: list[str], replace: list[str]) -> Match | M
     for s_piece, r_piece in zip(s_pieces, r_pieces):
         if not any(x.strip() for x in s_piece):
             if any(x.strip() for x in r_piece):
-                return MatchFailure("lines to insert stand next to '...' with no SEARCH lines to place them by", "elision")
+                return MatchFailure(
+                    "lines to insert stand next to '...' with no SEARCH lines to place them by", "elision"
+                )
             continue
         hits = find_lines(view.lines, s_piece, 3) or whitespace_starts(view, s_piece)
         if len(hits) != 1:
             first = next(x.strip() for x in s_piece if x.strip())
-            what = "occurs nowhere" if not hits else f"occurs more than once (lines {format_lines([h + 1 for h in hits])})"
-            return MatchFailure(f"the part of SEARCH starting {quote(first, 60)} between '...' lines {what}", "elision", hits[0] + 1 if hits else None)
+            what = (
+                "occurs nowhere" if not hits else f"occurs more than once (lines {format_lines([h + 1 for h in hits])})"
+            )
+            return MatchFailure(
+                f"the part of SEARCH starting {quote(first, 60)} between '...' lines {what}",
+                "elision",
+                hits[0] + 1 if hits else None,
+            )
         if hits[0] < prev_end:
             return MatchFailure("the parts of SEARCH between '...' lines are not in file order", "elision", hits[0] + 1)
         placed.append((hits[0], s_piece, r_piece))
@@ -467,7 +488,12 @@ def _fuzzy(view: FileView, search: list[str], replace: list[str]) -> Match | Mat
         return built
     if replace != search and any(r.strip() for r in replace):
         for r in similar_regions(view, replace, limit=1):
-            if r.score is not None and r.score >= best_score and r.start < best.start + best.length and best.start < r.start + r.length:
+            if (
+                r.score is not None
+                and r.score >= best_score
+                and r.start < best.start + best.length
+                and best.start < r.start + r.length
+            ):
                 # REPLACE fits this place at least as well as SEARCH does: the edit may be there
                 # already, in part or in another form. Similarity never says "already applied".
                 return MatchFailure(
@@ -492,7 +518,9 @@ def _fuzzy(view: FileView, search: list[str], replace: list[str]) -> Match | Mat
     return built
 
 
-def _new_lines_present(search: list[str], replace: list[str], window: list[str], mapping: list[int | None]) -> str | None:
+def _new_lines_present(
+    search: list[str], replace: list[str], window: list[str], mapping: list[int | None]
+) -> str | None:
     """A line the edit adds that the region already has outside the lines SEARCH stands for."""
     s_set = {s.strip() for s in search}
     added = {r.strip() for r in replace if r.strip() and r.strip() not in s_set}

@@ -73,7 +73,9 @@ class Reindenter:
             return None
         return min(self._known, key=lambda k: (abs(k - index), k))
 
-    def apply(self, line: str, ref: int | None, search: Sequence[str], window: Sequence[str], mapping: Sequence[int | None]) -> str:
+    def apply(
+        self, line: str, ref: int | None, search: Sequence[str], window: Sequence[str], mapping: Sequence[int | None]
+    ) -> str:
         """``line`` re-indented as its reference search line was moved onto its file line."""
         if self.identical:
             return line
@@ -108,7 +110,11 @@ def _certain_place(i1: int, i2: int, mapping: Sequence[int | None], search: Sequ
     for k in range(i2, nxt if nxt is not None else len(mapping)):
         if search[k].strip():
             return False
-    points = [p for p in ([mapping[prev]] if prev is not None else []) + inside + ([mapping[nxt]] if nxt is not None else []) if p is not None]
+    points = [
+        p
+        for p in ([mapping[prev]] if prev is not None else []) + inside + ([mapping[nxt]] if nxt is not None else [])
+        if p is not None
+    ]
     return all(b - a == 1 for a, b in zip(points, points[1:]))
 
 
@@ -200,7 +206,9 @@ def apply_delta(
     out: list[str] = []
     w_pos = 0
     # A REPLACE line that differs from its SEARCH line only in trailing white space is unchanged.
-    ops = SequenceMatcher(None, [x.rstrip() for x in search], [x.rstrip() for x in replace], autojunk=False).get_opcodes()
+    ops = SequenceMatcher(
+        None, [x.rstrip() for x in search], [x.rstrip() for x in replace], autojunk=False
+    ).get_opcodes()
     if not reindent.identical:
         _check_frame(ops, search, replace, window, mapping)
     merged = _merges(ops, search, replace, window, mapping)
@@ -223,7 +231,9 @@ def apply_delta(
                 w = mapping[k]
                 if w is None:
                     if search[k].strip():
-                        raise DeltaError(f"the line {quote(search[k].strip(), 60)} to be changed has no counterpart in the file")
+                        raise DeltaError(
+                            f"the line {quote(search[k].strip(), 60)} to be changed has no counterpart in the file"
+                        )
                     continue
                 out.extend(window[w_pos:w])
                 w_pos = w + 1

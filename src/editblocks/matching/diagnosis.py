@@ -31,7 +31,9 @@ class Scope(NamedTuple):
         return self.name
 
 
-def enclosing_scope(lines: list[str], index: int, *, last: int | None = None, language: str | None = None) -> Scope | None:
+def enclosing_scope(
+    lines: list[str], index: int, *, last: int | None = None, language: str | None = None
+) -> Scope | None:
     """The definition around lines ``index``..``last`` (0-based).
 
     With ``language`` and the ``ast`` extra installed, the innermost definition holding those
@@ -45,7 +47,9 @@ def enclosing_scope(lines: list[str], index: int, *, last: int | None = None, la
         from editblocks.syntax import SyntaxUnavailable, enclosing_definition
 
         try:
-            found = enclosing_definition("".join(line + "\n" for line in lines), index, index if last is None else last, language)
+            found = enclosing_definition(
+                "".join(line + "\n" for line in lines), index, index if last is None else last, language
+            )
         except SyntaxUnavailable:
             pass
         else:
@@ -86,7 +90,9 @@ def describe_differences(search: list[str], window: list[str], first_line: int =
                 kind = "indentation" if have.rstrip() != want.rstrip() else "trailing white space"
                 out.append(f"line {first_line + w} {quote(have.strip(), 70)} differs only in {kind}")
             else:
-                out.append(f"line {first_line + w} is {quote(have.strip(), 70)} where the block has {quote(want.strip(), 70)}")
+                out.append(
+                    f"line {first_line + w} is {quote(have.strip(), 70)} where the block has {quote(want.strip(), 70)}"
+                )
         if len(out) >= MAX_DIFFERENCES:
             return out
     for w, line in enumerate(window):
@@ -95,15 +101,19 @@ def describe_differences(search: list[str], window: list[str], first_line: int =
     return out
 
 
-def not_found(view: FileView, search: list[str], *, what: str = "SEARCH text", language: str | None = None) -> MatchFailure:
+def not_found(
+    view: FileView, search: list[str], *, what: str = "SEARCH text", language: str | None = None
+) -> MatchFailure:
     """A failure for a search text found nowhere, pointing at the closest region of the file
     (and at the definition around it: from the syntax tree when ``language`` is given)."""
     regions = similar_regions(view, search, limit=3)
     if not regions or regions[0].score is None or regions[0].score < 0.5:
         first = next((s.strip() for s in search if s.strip()), "")
-        hint = f"; its first line {quote(first, 70)} occurs nowhere in the file" if first and not find_all(
-            "\n".join(view.stripped) + "\n", first + "\n", 1
-        ) else ""
+        hint = (
+            f"; its first line {quote(first, 70)} occurs nowhere in the file"
+            if first and not find_all("\n".join(view.stripped) + "\n", first + "\n", 1)
+            else ""
+        )
         return MatchFailure(f"{what} not found in file{hint}", "not_found")
     best = regions[0]
     window = view.lines[best.start : best.start + best.length]
@@ -113,7 +123,9 @@ def not_found(view: FileView, search: list[str], *, what: str = "SEARCH text", l
     where = f"lines {first_line}-{last_line}" if last_line > first_line else f"line {first_line}"
     reason = f"{what} not found in file; closest match is {where} ({percent(best.score)} similar)"
     if scope:
-        reason += f", inside `{scope.name}`" + (f" at lines {scope.first}-{scope.last}" if scope.first is not None else "")
+        reason += f", inside `{scope.name}`" + (
+            f" at lines {scope.first}-{scope.last}" if scope.first is not None else ""
+        )
     if diffs:
         reason += ": " + "; ".join(diffs)
     shown = window[:MAX_QUOTED_LINES]
@@ -141,7 +153,9 @@ def ambiguous(view: FileView, starts: list[int], length: int, strategy: str) -> 
     )
 
 
-def anchored(text: str, view: FileView, old: str, leading: str, trailing: str, language: str | None = None) -> MatchFailure:
+def anchored(
+    text: str, view: FileView, old: str, leading: str, trailing: str, language: str | None = None
+) -> MatchFailure:
     """The anchor-by-anchor diagnosis for blocks with a leading or trailing anchor."""
     if leading:
         anchors = find_all(text, leading)
@@ -169,7 +183,9 @@ def anchored(text: str, view: FileView, old: str, leading: str, trailing: str, l
     hits = find_all(text, old) if old else []
     if hits and trailing:
         if not find_all(text, trailing):
-            return _with_kind(not_found(view, split_lines(trailing), what="Trailing anchor", language=language), "anchor_not_found")
+            return _with_kind(
+                not_found(view, split_lines(trailing), what="Trailing anchor", language=language), "anchor_not_found"
+            )
         line = line_of(text, hits[0])
         return MatchFailure(
             f"Trailing anchor not found after old lines (old lines found at line {line})"
@@ -177,7 +193,9 @@ def anchored(text: str, view: FileView, old: str, leading: str, trailing: str, l
             "trailing_mismatch",
             line,
         )
-    return not_found(view, split_lines(old + trailing), what="Old lines" if trailing else "SEARCH text", language=language)
+    return not_found(
+        view, split_lines(old + trailing), what="Old lines" if trailing else "SEARCH text", language=language
+    )
 
 
 def _with_kind(f: MatchFailure, kind: str) -> MatchFailure:

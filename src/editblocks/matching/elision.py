@@ -28,7 +28,12 @@ _FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})")
 
 
 def expand_replace_elisions(
-    file_text: str | Callable[[], str], search: str, replace: str, *, ellipsis_is_code: bool = False, document: bool = False
+    file_text: str | Callable[[], str],
+    search: str,
+    replace: str,
+    *,
+    ellipsis_is_code: bool = False,
+    document: bool = False,
 ) -> str | MatchFailure:
     """``replace`` with its elision lines (those SEARCH and the file do not have) replaced by the
     SEARCH lines they stand for; ``replace`` unchanged when it has none; a failure when the

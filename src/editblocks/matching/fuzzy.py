@@ -29,6 +29,7 @@ def _process() -> ModuleType:
 
     return process
 
+
 MAX_STARTS = 40
 LENGTH_SLACK = 2
 MAX_HITS_PER_LINE = 200

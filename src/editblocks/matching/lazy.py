@@ -57,7 +57,15 @@ __all__ = [
 
 # -- elision lines ------------------------------------------------------------------------------
 
-HASH, SLASH, BLOCK, JSX, HTML, DASH, SEMI = ("#", ""), ("//", ""), ("/*", "*/"), ("{/*", "*/}"), ("<!--", "-->"), ("--", ""), (";", "")
+HASH, SLASH, BLOCK, JSX, HTML, DASH, SEMI = (
+    ("#", ""),
+    ("//", ""),
+    ("/*", "*/"),
+    ("{/*", "*/}"),
+    ("<!--", "-->"),
+    ("--", ""),
+    (";", ""),
+)
 ML, HS_BLOCK, LUA_BLOCK, PERCENT = ("(*", "*)"), ("{-", "-}"), ("--[[", "]]"), ("%", "")
 _ALL_STYLES = (HASH, SLASH, BLOCK, JSX, HTML, DASH, SEMI)
 _C_LIKE = (SLASH, BLOCK)
@@ -66,11 +74,17 @@ _ANY_STYLES = (*_ALL_STYLES, ML, HS_BLOCK, LUA_BLOCK, PERCENT, ("#|", "|#"), ("#
 
 _STYLES_BY_SUFFIX: dict[str, tuple[tuple[str, str], ...]] = {}
 for _suffixes, _styles in (
-    (".py .pyi .pyw .sh .bash .zsh .fish .rb .pl .pm .r .yaml .yml .toml .cfg .conf .properties .ps1 .cmake .nim .jl "
-     ".ex .exs .tf .hcl .coffee .mk .dockerfile .gitignore .env .txt", (HASH,)),
+    (
+        ".py .pyi .pyw .sh .bash .zsh .fish .rb .pl .pm .r .yaml .yml .toml .cfg .conf .properties .ps1 .cmake .nim .jl "
+        ".ex .exs .tf .hcl .coffee .mk .dockerfile .gitignore .env .txt",
+        (HASH,),
+    ),
     (".ini", (SEMI, HASH)),
-    (".js .mjs .cjs .ts .mts .cts .java .c .h .cc .cpp .cxx .hh .hpp .hxx .cs .go .rs .swift .kt .kts .scala .dart "
-     ".proto .zig .groovy .gradle .json5 .jsonc .m .mm .v .sol", _C_LIKE),
+    (
+        ".js .mjs .cjs .ts .mts .cts .java .c .h .cc .cpp .cxx .hh .hpp .hxx .cs .go .rs .swift .kt .kts .scala .dart "
+        ".proto .zig .groovy .gradle .json5 .jsonc .m .mm .v .sol",
+        _C_LIKE,
+    ),
     (".php", (SLASH, BLOCK, HASH)),
     (".jsx .tsx", (SLASH, BLOCK, JSX)),
     (".css", (BLOCK,)),
@@ -89,7 +103,13 @@ for _suffixes, _styles in (
 ):
     for _suffix in _suffixes.split():
         _STYLES_BY_SUFFIX[_suffix] = _styles
-_STYLES_BY_NAME = {"makefile": (HASH,), "dockerfile": (HASH,), "gemfile": (HASH,), "rakefile": (HASH,), "cmakelists.txt": (HASH,)}
+_STYLES_BY_NAME = {
+    "makefile": (HASH,),
+    "dockerfile": (HASH,),
+    "gemfile": (HASH,),
+    "rakefile": (HASH,),
+    "cmakelists.txt": (HASH,),
+}
 
 _PYTHON = (".py", ".pyi", ".pyw")
 
@@ -453,7 +473,11 @@ def _find_tail(f: _File, run: _Run, hi: int) -> tuple[int, int, list[int]]:
     # The run repeating the file exactly from its head on: no other reading is needed.
     last = max((j for j in range(run.h, len(run.keys)) if run.keys[j]), default=run.h)
     contiguous = 0
-    while run.h + contiguous <= last and run.head + contiguous < hi and f.keys[run.head + contiguous] == run.keys[run.h + contiguous]:
+    while (
+        run.h + contiguous <= last
+        and run.head + contiguous < hi
+        and f.keys[run.head + contiguous] == run.keys[run.h + contiguous]
+    ):
         contiguous += 1
     if run.h + contiguous > last:
         return last, run.head + last - run.h, [run.head + last - run.h]
@@ -505,7 +529,9 @@ def _confirm(f: _File, run: _Run, heads: list[int], tails: list[int], tail: int)
     if len(pairs) > MAX_ALTERNATIVES:
         pairs = sorted(pairs, key=lambda p: abs(p[0] - run.head) + abs(p[1] - tail))[:MAX_ALTERNATIVES]
     chosen = _edits(f, run.head, tail + 1, run, run.h, run.t)
-    rivals = [(c, e) for c, e in pairs if (c, e) != (run.head, tail) and _edits(f, c, e + 1, run, run.h, run.t) <= chosen]
+    rivals = [
+        (c, e) for c, e in pairs if (c, e) != (run.head, tail) and _edits(f, c, e + 1, run, run.h, run.t) <= chosen
+    ]
     if rivals:
         places = sorted({run.head, *(c for c, _ in rivals)})
         raise _Refused(
@@ -545,7 +571,9 @@ def _blank_count(lines: list[str], reverse: bool = False) -> int:
 
 def _check_new_lines(new: list[str], gap: list[str], run: _Run, at_gap_end: bool) -> None:
     """New lines next to an elision must not look like a changed copy of the lines the elision keeps there."""
-    near = [x for x in (reversed(gap) if at_gap_end else gap) if x.strip()][: max(1, len([x for x in new if x.strip()]))]
+    near = [x for x in (reversed(gap) if at_gap_end else gap) if x.strip()][
+        : max(1, len([x for x in new if x.strip()]))
+    ]
     for line in new:
         for kept in near:
             if _similar(line, kept):
@@ -638,7 +666,9 @@ def _merge_elided(lines: list[str], sketch: list[str], marks: list[bool]) -> Ske
             run.t, tail, tails = _find_tail(f, run, hi)
             run.tail_end = tail + 1
         if run.after_elision or run.before_elision:
-            _confirm(f, run, heads if run.after_elision else [0], tails if run.before_elision else [n - 1], run.tail_end - 1)
+            _confirm(
+                f, run, heads if run.after_elision else [0], tails if run.before_elision else [n - 1], run.tail_end - 1
+            )
         lo = run.tail_end
     # Build the file: the gaps keep the file's lines, each run's span is merged.
     out: list[str] = []
@@ -807,7 +837,10 @@ def _without_elision(lines: list[str], sk: list[str], path: str) -> SketchMerge:
     if not any(x.strip() for x in lines):
         return SketchMerge(new, (Span(0, len(lines), tuple(sk), tuple(sk)),), "create", 1)
     if not any(x.strip() for x in sk):
-        raise _Refused("the sketch is empty; it would empty the file. Write the lines that change, with elision comments for the rest", 1)
+        raise _Refused(
+            "the sketch is empty; it would empty the file. Write the lines that change, with elision comments for the rest",
+            1,
+        )
     if [x.rstrip() for x in lines] == [x.rstrip() for x in sk]:
         return SketchMerge(text, (), "whole", 1)
     file_defs = _definitions(lines, path)
@@ -865,10 +898,16 @@ def _without_elision(lines: list[str], sk: list[str], path: str) -> SketchMerge:
     )
 
 
-def _replace_definitions(lines: list[str], sk: list[str], file_defs: list[_Def], wanted: list[_Def], path: str) -> SketchMerge:
+def _replace_definitions(
+    lines: list[str], sk: list[str], file_defs: list[_Def], wanted: list[_Def], path: str
+) -> SketchMerge:
     targets: list[tuple[_Def, _Def]] = []
     for w in wanted:
-        same = [d for d in file_defs if d.name == w.name and d.kind == w.kind and (w.qualifier is None or d.qualifier == w.qualifier)]
+        same = [
+            d
+            for d in file_defs
+            if d.name == w.name and d.kind == w.kind and (w.qualifier is None or d.qualifier == w.qualifier)
+        ]
         label = f"{w.kind} `{w.name}`"
         if not same:
             raise _Refused(
@@ -885,12 +924,18 @@ def _replace_definitions(lines: list[str], sk: list[str], file_defs: list[_Def],
                 [d.first for d in same],
             )
         if same[0].broken:
-            raise _Refused(f"the file's {label} (line {same[0].first + 1}) does not parse cleanly, so where it ends is not certain", w.first + 1)
+            raise _Refused(
+                f"the file's {label} (line {same[0].first + 1}) does not parse cleanly, so where it ends is not certain",
+                w.first + 1,
+            )
         targets.append((same[0], w))
     targets.sort(key=lambda t: t[0].first)
     for (a, _), (b, _) in zip(targets, targets[1:]):
         if b.first <= a.last:
-            raise _Refused(f"the sketch's definitions `{a.name}` and `{b.name}` overlap in the file; send one at a time", b.first + 1)
+            raise _Refused(
+                f"the sketch's definitions `{a.name}` and `{b.name}` overlap in the file; send one at a time",
+                b.first + 1,
+            )
     out: list[str] = []
     spans: list[Span] = []
     parts: list[SketchPart] = []
@@ -900,7 +945,11 @@ def _replace_definitions(lines: list[str], sk: list[str], file_defs: list[_Def],
         # model's copy: kept unless the sketch ends with them.
         end = d.last
         sketch_last = next((_key(x) for x in reversed(sk[w.first : w.last + 1]) if x.strip()), "")
-        while end > d.first and (not lines[end].strip() or _is_comment(lines[end], path)) and _key(lines[end]) != sketch_last:
+        while (
+            end > d.first
+            and (not lines[end].strip() or _is_comment(lines[end], path))
+            and _key(lines[end]) != sketch_last
+        ):
             end -= 1
         body = _reindent(sk[w.first : w.last + 1], lines[d.first : end + 1])
         out.extend(lines[pos : d.first])
@@ -971,8 +1020,18 @@ def _is_comment(line: str, path: str) -> bool:
 _DEF_NODE_TYPES = {
     "python": {"function_definition", "class_definition"},
     "javascript": {"function_declaration", "class_declaration", "generator_function_declaration"},
-    "typescript": {"function_declaration", "class_declaration", "abstract_class_declaration", "generator_function_declaration"},
-    "tsx": {"function_declaration", "class_declaration", "abstract_class_declaration", "generator_function_declaration"},
+    "typescript": {
+        "function_declaration",
+        "class_declaration",
+        "abstract_class_declaration",
+        "generator_function_declaration",
+    },
+    "tsx": {
+        "function_declaration",
+        "class_declaration",
+        "abstract_class_declaration",
+        "generator_function_declaration",
+    },
     "rust": {"function_item", "impl_item"},
     "go": {"function_declaration", "method_declaration"},
 }
@@ -1058,7 +1117,9 @@ def _text_definitions(lines: list[str], path: str) -> list[_Def]:
             last = end
             kind = m.group(2)
         first = i
-        while first > 0 and lines[first - 1].strip().startswith(("@", "#[")) and len(_indent(lines[first - 1])) == indent:
+        while (
+            first > 0 and lines[first - 1].strip().startswith(("@", "#[")) and len(_indent(lines[first - 1])) == indent
+        ):
             first -= 1
         out.append(_Def(m.group(3), kind, first, last, indent == base))
     return out

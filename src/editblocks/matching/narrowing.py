@@ -90,7 +90,10 @@ class Narrowing:
                 else:
                     remarks.append(f"all of them lie inside {_scope_text(self.scope)}")
         if len(keep) == 1:
-            return keep[0], f"the text matches at {which(list(range(len(starts))))}; line {lines[keep[0]]} was chosen because it {' and '.join(because)}"
+            return (
+                keep[0],
+                f"the text matches at {which(list(range(len(starts))))}; line {lines[keep[0]]} was chosen because it {' and '.join(because)}",
+            )
         if self.hint_line is not None:
             hint = self.hint_line
             ranked = sorted((abs(starts[i] + 1 - hint), i) for i in keep)
@@ -112,7 +115,9 @@ class Narrowing:
         """A note when a unique match is away from what the hints say (None when it agrees)."""
         notes = []
         if self.hint_line is not None and abs(start + 1 - self.hint_line) > HINT_WINDOW:
-            notes.append(f"found at line {start + 1}, {abs(start + 1 - self.hint_line)} lines from the hinted line {self.hint_line}")
+            notes.append(
+                f"found at line {start + 1}, {abs(start + 1 - self.hint_line)} lines from the hinted line {self.hint_line}"
+            )
         if self.scope:
             regions, missing = scope_regions(view, self.scope)
             if regions is None:
@@ -161,7 +166,9 @@ class Narrowing:
             pos = offsets[after]
             if text.startswith(new, pos):
                 return Match(pos, pos + len(new), new, "scope", after + 1, already_applied=True)
-            return Match(pos, pos, new, "scope", after + 1, note=f"inserted after line {after} {self.scope[-1].strip()!r}")
+            return Match(
+                pos, pos, new, "scope", after + 1, note=f"inserted after line {after} {self.scope[-1].strip()!r}"
+            )
         if self.at_end:
             pos = len(text)
             line = len(view.lines) + 1

@@ -18,11 +18,32 @@ from editblocks.matching.text import IndentStyle, detect_style, find_all, line_o
 
 LOOKALIKES = str.maketrans(
     {
-        "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
-        "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
-        "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-", "\u2212": "-",
-        "\u00a0": " ", "\u2007": " ", "\u202f": " ", "\u2009": " ", "\u200a": " ", "\u3000": " ",
-        "\u200b": "", "\ufeff": "", "\u2026": "...",
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u201f": '"',
+        "\u2033": '"',
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2012": "-",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2015": "-",
+        "\u2212": "-",
+        "\u00a0": " ",
+        "\u2007": " ",
+        "\u202f": " ",
+        "\u2009": " ",
+        "\u200a": " ",
+        "\u3000": " ",
+        "\u200b": "",
+        "\ufeff": "",
+        "\u2026": "...",
     }
 )
 
@@ -148,10 +169,14 @@ def identity(n: int) -> list[int | None]:
 
 def whitespace(view: FileView, search: list[str], replace: list[str]) -> list[Candidate]:
     """Trailing white space ignored."""
-    return [Candidate(i, len(search), identity(len(search)), "whitespace") for i in view.find("rstrip", _rstrip, search)]
+    return [
+        Candidate(i, len(search), identity(len(search)), "whitespace") for i in view.find("rstrip", _rstrip, search)
+    ]
 
 
-def _uniform_shift(view: FileView, search: list[str], replace: list[str], starts: list[int], strategy: str) -> list[Candidate]:
+def _uniform_shift(
+    view: FileView, search: list[str], replace: list[str], starts: list[int], strategy: str
+) -> list[Candidate]:
     found = []
     n = len(search)
     for i in starts:
@@ -208,14 +233,20 @@ def split_elisions(lines: list[str]) -> list[list[str]] | None:
     return pieces
 
 
-def build_match(view: FileView, cand: Candidate, search: list[str], replace: list[str], strict: bool = False) -> Match | MatchFailure:
+def build_match(
+    view: FileView, cand: Candidate, search: list[str], replace: list[str], strict: bool = False
+) -> Match | MatchFailure:
     """The match that puts REPLACE at ``cand``: the change carried onto the file's own lines
     there (see :func:`editblocks.matching.delta.apply_delta`), or why it cannot be."""
     window = view.lines[cand.start : cand.start + cand.length]
     try:
         new_lines = apply_delta(search, replace, window, cand.mapping, view.style, strict=strict)
     except DeltaError as exc:
-        return MatchFailure(f"found a likely location at line {cand.start + 1} ({cand.strategy}), but {exc}", "not_found", cand.start + 1)
+        return MatchFailure(
+            f"found a likely location at line {cand.start + 1} ({cand.strategy}), but {exc}",
+            "not_found",
+            cand.start + 1,
+        )
     start = view.offsets[cand.start]
     end = view.offsets[cand.start + cand.length]
     replacement = "".join(line + "\n" for line in new_lines)

@@ -41,14 +41,17 @@ def by_definition(
     return _carry(view, search, replace, found.first, found.last, found.similarity, found.description)
 
 
-def _carry(view: FileView, search: list[str], replace: list[str], first: int, last: int, similarity: float, what: str) -> Match | MatchFailure:
+def _carry(
+    view: FileView, search: list[str], replace: list[str], first: int, last: int, similarity: float, what: str
+) -> Match | MatchFailure:
     window = view.lines[first : last + 1]
     mapping = map_lines(search, window)
     ops = SequenceMatcher(None, search, replace, autojunk=False).get_opcodes()
     # Lines changed one for one, each onto the file line it stands for, have a certain place
     # whatever surrounds them; new lines need the neighbourhood check (strict).
     in_place = all(
-        tag in ("equal", "delete") or (tag == "replace" and i2 - i1 == j2 - j1 and all(mapping[k] is not None for k in range(i1, i2)))
+        tag in ("equal", "delete")
+        or (tag == "replace" and i2 - i1 == j2 - j1 and all(mapping[k] is not None for k in range(i1, i2)))
         for tag, i1, i2, j1, j2 in ops
     )
     for tag, i1, i2, _, _ in ops:
@@ -68,9 +71,13 @@ def _carry(view: FileView, search: list[str], replace: list[str], first: int, la
                     region_text="".join(line + "\n" for line in window[:20]),
                     score=similarity,
                 )
-    return build_match(view, Candidate(first, last - first + 1, mapping, STRATEGY, similarity), search, replace, strict=not in_place)
+    return build_match(
+        view, Candidate(first, last - first + 1, mapping, STRATEGY, similarity), search, replace, strict=not in_place
+    )
 
 
-def _explain(view: FileView, search: list[str], language: str | None, earlier: MatchFailure | None, why: str) -> MatchFailure:
+def _explain(
+    view: FileView, search: list[str], language: str | None, earlier: MatchFailure | None, why: str
+) -> MatchFailure:
     base = earlier if earlier is not None else not_found(view, search, language=language)
     return _replace(base, reason=f"{base.reason} (the syntax step did not place it: {why})")

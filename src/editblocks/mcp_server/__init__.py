@@ -36,7 +36,9 @@ from typing import Any
 from editblocks.files.workspace import DEFAULT_MAX_REPLY_BYTES
 from editblocks.mcp_server.tools import MAX_READ_LINES, ToolFailure, syntax_available
 
-MISSING_EXTRA = "the MCP server needs the mcp extra: pip install 'editblocks[mcp]' (the official MCP Python SDK, version 2)"
+MISSING_EXTRA = (
+    "the MCP server needs the mcp extra: pip install 'editblocks[mcp]' (the official MCP Python SDK, version 2)"
+)
 HTTP_HOST = "127.0.0.1"
 HTTP_PATH = "/mcp"
 TOKEN_ENV = "EDITBLOCKS_TOKEN"
@@ -125,9 +127,13 @@ def run(
         sock.listen(128)
         port = sock.getsockname()[1]
         say = echo or (lambda line: print(line, file=sys.stderr, flush=True))
-        say(f"editblocks MCP server for {os.path.abspath(root)} at http://{HTTP_HOST}:{port}{HTTP_PATH} (Ctrl-C stops it)")
+        say(
+            f"editblocks MCP server for {os.path.abspath(root)} at http://{HTTP_HOST}:{port}{HTTP_PATH} (Ctrl-C stops it)"
+        )
         if token is None:
-            say("warning: --no-token: any program on this computer can edit the files under the root through this server")
+            say(
+                "warning: --no-token: any program on this computer can edit the files under the root through this server"
+            )
         else:
             say(f"Clients must send the header: Authorization: Bearer {token}")
         try:
@@ -157,10 +163,16 @@ def _silence_stdout() -> None:
 async def _serve_http(server: Any, sock: socket.socket, token: str | None) -> None:
     import uvicorn
 
-    app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=HTTP_HOST, max_request_body_size=MAX_BODY_BYTES)
+    app = server.streamable_http_app(
+        streamable_http_path=HTTP_PATH, host=HTTP_HOST, max_request_body_size=MAX_BODY_BYTES
+    )
     # As the review page: idle connections close, and a flood of connections is bounded.
     config = uvicorn.Config(
-        http_guard(app, token), log_level="warning", timeout_keep_alive=5, limit_concurrency=64, h11_max_incomplete_event_size=64 * 1024
+        http_guard(app, token),
+        log_level="warning",
+        timeout_keep_alive=5,
+        limit_concurrency=64,
+        h11_max_incomplete_event_size=64 * 1024,
     )
     await uvicorn.Server(config).serve(sockets=[sock])
 
@@ -232,7 +244,11 @@ async def _refuse(send: Send, status: int, message: str, headers: list[tuple[byt
         {
             "type": "http.response.start",
             "status": status,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *(headers or [])],
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *(headers or []),
+            ],
         }
     )
     await send({"type": "http.response.body", "body": body})

@@ -78,7 +78,9 @@ class BlockOutcome(BaseModel):
     """One block's result in a tool's structured result."""
 
     file_path: str
-    status: str = Field(description="applied, failed, skipped (an earlier block of the file failed) or already_applied.")
+    status: str = Field(
+        description="applied, failed, skipped (an earlier block of the file failed) or already_applied."
+    )
     reason: str | None = Field(description="Why the block failed or was skipped.")
     strategy: str | None = Field(description="How the block was located: exact, tolerant, fuzzy, ...")
     estimated_line: int | None = Field(description="Line of the file where the block was (or was nearly) found.")
@@ -135,7 +137,9 @@ class TextEdit(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    oldText: str = Field(description="Text to search for; it must occur exactly once in the file (after the earlier edits).")
+    oldText: str = Field(
+        description="Text to search for; it must occur exactly once in the file (after the earlier edits)."
+    )
     newText: str = Field(description="Text to replace it with.")
 
 
@@ -182,7 +186,9 @@ def _check_argument_names(name: str, schema: dict[str, Any], arguments: dict[str
             iter(difflib.get_close_matches(str(arg), known, n=1)), None
         )
         parts.append(f"unknown argument {arg!r}" + (f" (did you mean {close!r}?)" if close else ""))
-    message = f"Error executing tool {name}: {'; '.join(parts)}; this tool takes: {_argument_list(schema)}. Nothing was done."
+    message = (
+        f"Error executing tool {name}: {'; '.join(parts)}; this tool takes: {_argument_list(schema)}. Nothing was done."
+    )
     if name == "apply_edits":
         message += " To check edits without writing, use the preview tool (or dry_run: true)."
     raise ToolError(message)
@@ -201,7 +207,11 @@ def _validation_message(name: str, schema: dict[str, Any], error: ValidationErro
             problems.append(f"unknown field {loc[-1]!r} in {where.rsplit('.', 1)[0]}")
         else:
             value = err.get("input")
-            shown = repr(value) if isinstance(value, (int, float, bool, type(None))) or (isinstance(value, str) and len(value) <= 40) else type(value).__name__
+            shown = (
+                repr(value)
+                if isinstance(value, (int, float, bool, type(None))) or (isinstance(value, str) and len(value) <= 40)
+                else type(value).__name__
+            )
             problems.append(f"argument {where!r}: {err.get('msg', 'invalid value')} (got {shown})")
     return f"Error executing tool {name}: invalid arguments: {'; '.join(problems)}. This tool takes: {_argument_list(schema)}."
 

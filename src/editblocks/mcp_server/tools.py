@@ -455,7 +455,9 @@ def file_context_text(root: str | os.PathLike[str], path: str, line: int, pad: i
     return "\n".join(out) + "\n", result.to_dict()
 
 
-def summary_text(root: str | os.PathLike[str], paths: Sequence[str] | None = None, max_tokens: int | None = None) -> tuple[str, dict[str, Any]]:
+def summary_text(
+    root: str | os.PathLike[str], paths: Sequence[str] | None = None, max_tokens: int | None = None
+) -> tuple[str, dict[str, Any]]:
     """Outlines of the source files under ``paths`` (all of ``root`` by default)."""
     from editblocks.files.workspace import WorkspaceError
     from editblocks.syntax import DEFAULT_MAX_TOKENS, summarize

@@ -79,9 +79,20 @@ def apply_edits(
     not checked.
     """
     options = ApplyOptions(
-        format=format, dry_run=dry_run, git_add=git_add, continue_after_failure=continue_after_failure, match=match,
-        atomic=atomic, refuse_drift=refuse_drift, journal=journal, allow_delete=allow_delete, verify_syntax=verify_syntax,
-        base=base, max_reply_bytes=max_reply_bytes, max_file_bytes=max_file_bytes, lock_timeout=lock_timeout,
+        format=format,
+        dry_run=dry_run,
+        git_add=git_add,
+        continue_after_failure=continue_after_failure,
+        match=match,
+        atomic=atomic,
+        refuse_drift=refuse_drift,
+        journal=journal,
+        allow_delete=allow_delete,
+        verify_syntax=verify_syntax,
+        base=base,
+        max_reply_bytes=max_reply_bytes,
+        max_file_bytes=max_file_bytes,
+        lock_timeout=lock_timeout,
     )
     if isinstance(source, (bytes, bytearray)):
         # A whole reply as bytes: UTF-8, or one legacy encoding throughout (ReplyDecodeError otherwise).

@@ -180,13 +180,19 @@ def _inexpressible(block: EditBlock, to: str) -> str | None:
     if block.move_to is not None and not target.can_move:
         return f"it moves the file, which {to} cannot express ({_able('can_move')} can)"
     if block.sketch and to != "lazy":
-        return f"it is a lazy sketch, merged against the file only when applied; {to} cannot express it (apply it instead)"
+        return (
+            f"it is a lazy sketch, merged against the file only when applied; {to} cannot express it (apply it instead)"
+        )
     if to == "lazy" and not block.sketch:
         return "a sketch is written against the file: converting to lazy needs the project (--root)"
     if block.whole_file and to != "whole":
         return f"it replaces the whole file; converting it to {to} needs the project (--root) to know what it replaces"
     if to == "whole" and not block.whole_file and not (block.is_create and not block.search_text.strip()):
-        return "whole files need the project (--root) to know the rest of the file" if not block.delete else "whole cannot delete a file"
+        return (
+            "whole files need the project (--root) to know the rest of the file"
+            if not block.delete
+            else "whole cannot delete a file"
+        )
     if not block.search_text and (block.scope or block.at_end) and not target.can_scope:
         where = "at the end of the file" if block.at_end else "after its enclosing line"
         return f"it inserts lines {where} without context lines, which {to} cannot express; give --root to add context"
@@ -209,7 +215,9 @@ class _Resolver:
 
     def __init__(self, workspace: Workspace, match: str | None) -> None:
         self.workspace = workspace
-        self.applier = BlockApplier(workspace, ApplyResult(), ApplyOptions(dry_run=True, continue_after_failure=True, match=match))
+        self.applier = BlockApplier(
+            workspace, ApplyResult(), ApplyOptions(dry_run=True, continue_after_failure=True, match=match)
+        )
         self.ends_without_newline: set[int] = set()
         """``id`` of each resolved block that edits the last line of a file without a final newline."""
         self.text_before: str = ""
@@ -223,7 +231,9 @@ class _Resolver:
             except WorkspaceError as exc:
                 resolved, why = block, str(exc)
             if why is not None:
-                notes.append(f"block at reply line {block.line_number} for {block.file_path}: {why}; converted as written")
+                notes.append(
+                    f"block at reply line {block.line_number} for {block.file_path}: {why}; converted as written"
+                )
             out.append(resolved)
         return out
 
@@ -250,8 +260,18 @@ class _Resolver:
             new = text[first:start] + res.replacement + text[end:last]
             line = (res.estimated_line or 1) - text.count("\n", first, start)
             resolved = replace(
-                block, file_path=path, anchor="", trailing_anchor="", old_lines=old, new_lines=new,
-                hint_line=line, scope=(), at_end=False, other_splits=(), split_balanced=False, whole_file=False,
+                block,
+                file_path=path,
+                anchor="",
+                trailing_anchor="",
+                old_lines=old,
+                new_lines=new,
+                hint_line=line,
+                scope=(),
+                at_end=False,
+                other_splits=(),
+                split_balanced=False,
+                whole_file=False,
             )
             if last >= len(text) and self.applier.ends_without_newline(res.moved_to or path):
                 self.ends_without_newline.add(id(resolved))
@@ -294,7 +314,9 @@ def _sketches(blocks: list[EditBlock], resolver: _Resolver, done: Conversion) ->
             done.problems.append(f"{where}: {why}")
             continue
         if block.delete or block.move_to is not None or resolved.whole_file or resolved.is_create:
-            done.problems.append(f"{where}: it creates, replaces, deletes or moves a whole file, which a sketch does not express")
+            done.problems.append(
+                f"{where}: it creates, replaces, deletes or moves a whole file, which a sketch does not express"
+            )
             continue
         text = resolver.text_before
         lines = text.split("\n")[:-1]
@@ -320,7 +342,11 @@ def _sketches(blocks: list[EditBlock], resolver: _Resolver, done: Conversion) ->
         if sketch_text is None:
             done.problems.append(f"{where}: as a sketch of the file, this edit would not merge only where it belongs")
             continue
-        out.append(EditBlock(resolved.file_path, new_lines=sketch_text, sketch=True, format="lazy", line_number=block.line_number))
+        out.append(
+            EditBlock(
+                resolved.file_path, new_lines=sketch_text, sketch=True, format="lazy", line_number=block.line_number
+            )
+        )
     return out
 
 
@@ -336,10 +362,14 @@ def _whole_files(blocks: list[EditBlock], resolver: _Resolver, done: Conversion)
     first: dict[str, EditBlock] = {}
     for block in blocks:
         if block.delete or block.move_to is not None:
-            done.problems.append(f"block at reply line {block.line_number} for {block.file_path}: whole cannot delete or move a file")
+            done.problems.append(
+                f"block at reply line {block.line_number} for {block.file_path}: whole cannot delete or move a file"
+            )
             continue
         if block.sketch:
-            done.problems.append(f"block at reply line {block.line_number} for {block.file_path}: {_inexpressible(block, 'whole')}")
+            done.problems.append(
+                f"block at reply line {block.line_number} for {block.file_path}: {_inexpressible(block, 'whole')}"
+            )
             continue
         resolved, why = resolver._one(block)
         if why is not None:
@@ -354,7 +384,9 @@ def _whole_files(blocks: list[EditBlock], resolver: _Resolver, done: Conversion)
         final = resolver.applier.text_of(path)
         if final is None:
             continue
-        out.append(EditBlock(path, new_lines=final, whole_file=True, format="whole", line_number=first[path].line_number))
+        out.append(
+            EditBlock(path, new_lines=final, whole_file=True, format="whole", line_number=first[path].line_number)
+        )
     return out
 
 
@@ -370,7 +402,9 @@ def _patch(text: str, workspace: Workspace, format: str | None, match: str | Non
         if r.status is EditStatus.FAILED or (r.status is EditStatus.SKIPPED and not r.already_applied):
             done.problems.append(f"block at reply line {r.reply_line} for {r.file_path}: {r.reason}")
         elif r.already_applied:
-            done.notes.append(f"block at reply line {r.reply_line} for {r.file_path}: it is already applied in the project; left out")
+            done.notes.append(
+                f"block at reply line {r.reply_line} for {r.file_path}: it is already applied in the project; left out"
+            )
     sections: list[str] = []
     for path in result.files_modified:
         try:

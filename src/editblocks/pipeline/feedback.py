@@ -30,10 +30,10 @@ def feedback_message(result: ApplyResult, *, pending: Collection[int] = (), only
         return _one_block(result, only, set(pending))
     waiting = set(pending)
     failed = [(i, r) for i, r in enumerate(result.results, 1) if r.status is EditStatus.FAILED]
-    skipped = [(i, r) for i, r in enumerate(result.results, 1) if r.status is EditStatus.SKIPPED and not r.already_applied]
-    applying = [
-        (i, r) for i, r in enumerate(result.results, 1) if r.status is EditStatus.APPLIED and i - 1 in waiting
+    skipped = [
+        (i, r) for i, r in enumerate(result.results, 1) if r.status is EditStatus.SKIPPED and not r.already_applied
     ]
+    applying = [(i, r) for i, r in enumerate(result.results, 1) if r.status is EditStatus.APPLIED and i - 1 in waiting]
     done = [
         (i, r)
         for i, r in enumerate(result.results, 1)
@@ -49,9 +49,14 @@ def feedback_message(result: ApplyResult, *, pending: Collection[int] = (), only
             first = "Every complete edit block will apply (do not send them again), but:"
         parts = [first]
         if problems:
-            parts.append("The reply has blocks that could not be read (cut off or malformed); send them again, complete:\n" + _listed(problems))
+            parts.append(
+                "The reply has blocks that could not be read (cut off or malformed); send them again, complete:\n"
+                + _listed(problems)
+            )
         if broken:
-            parts.append("The result does not parse:\n" + "\n".join(f"- {m}" for m in broken) + "\nSend blocks that fix this.")
+            parts.append(
+                "The result does not parse:\n" + "\n".join(f"- {m}" for m in broken) + "\nSend blocks that fix this."
+            )
         return "\n\n".join(parts) + "\n"
     total = len(result.results)
     budget = MAX_TOTAL_QUOTED_LINES
@@ -79,7 +84,10 @@ def feedback_message(result: ApplyResult, *, pending: Collection[int] = (), only
         lines = [f"- block {i} ({r.file_path}): {r.reason}" for i, r in skipped]
         parts.append("Skipped, send again once the failed block before it is fixed:\n" + "\n".join(lines))
     if applying:
-        parts.append("These will apply as they are (not written yet), do not send them again:\n" + "\n".join(_done_lines(applying)))
+        parts.append(
+            "These will apply as they are (not written yet), do not send them again:\n"
+            + "\n".join(_done_lines(applying))
+        )
     if done:
         parts.append("Applied, do not send these again:\n" + "\n".join(_done_lines(done)))
     if broken:
@@ -161,7 +169,9 @@ def _changed_sections(result: ApplyResult, files: set[str], budget: int) -> list
         start = _current_line(text, r.block) if text else None
         if text is None or start is None:
             continue
-        count = min(max((r.block.anchor + r.block.new_lines + r.block.trailing_anchor).count("\n"), 1), MAX_QUOTED_LINES, budget)
+        count = min(
+            max((r.block.anchor + r.block.new_lines + r.block.trailing_anchor).count("\n"), 1), MAX_QUOTED_LINES, budget
+        )
         shown = numbered_regions(text, [start], count)[0]
         budget -= shown.count("\n")
         fence = choose_fence(shown)
@@ -183,7 +193,8 @@ def _current_line(text: str, block: EditBlock) -> int | None:
     found = [
         n + 1
         for n, line in enumerate(lines)
-        if line.strip() == wanted[0] and [x.strip() for x in lines[n : n + len(wanted) * 2] if x.strip()][: len(wanted)] == wanted
+        if line.strip() == wanted[0]
+        and [x.strip() for x in lines[n : n + len(wanted) * 2] if x.strip()][: len(wanted)] == wanted
     ]
     return found[0] if len(found) == 1 else None
 
@@ -199,6 +210,8 @@ def numbered_regions(text: str, starts: list[int], count: int) -> list[str]:
         lines.pop()
     width = len(str(min(len(lines), max(starts, default=1) + count)))
     return [
-        "".join(f"{n:>{width}} | {lines[n - 1]}\n" for n in range(max(1, start - 1), min(start + count, len(lines)) + 1))
+        "".join(
+            f"{n:>{width}} | {lines[n - 1]}\n" for n in range(max(1, start - 1), min(start + count, len(lines)) + 1)
+        )
         for start in starts[:MAX_CANDIDATES_SHOWN]
     ]

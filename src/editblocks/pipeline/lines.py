@@ -70,7 +70,9 @@ class FileLines:
         self._pos: dict[int, int] = {}
         self._count: Counter[str] = Counter(lines)
         # The chunk of every line; right for a line that occurs once (see _chunks_of).
-        self._one: dict[str, int] = dict(zip(lines, chain.from_iterable(repeat(i, len(c)) for i, c in enumerate(chunks))))
+        self._one: dict[str, int] = dict(
+            zip(lines, chain.from_iterable(repeat(i, len(c)) for i, c in enumerate(chunks)))
+        )
         self._many: dict[str, Counter[int]] = {}
         """For some lines that occur more than once: how many times in each chunk."""
         self._stripped = None

@@ -74,6 +74,8 @@ class ApplyOptions:
     def __post_init__(self) -> None:
         if self.match is not None and self.match not in LEVELS:
             raise ValueError(f"unknown match level {self.match!r}; use one of {', '.join(LEVELS)}")
+
+
 ALREADY_APPLIED = "already applied"
 
 
@@ -85,7 +87,9 @@ class _FileState:
 
     __slots__ = ("deleted", "doc", "existed", "file", "final_newline", "original")
 
-    def __init__(self, file: TextFile, existed: bool, original: str, text: str, final_newline: bool, deleted: bool = False) -> None:
+    def __init__(
+        self, file: TextFile, existed: bool, original: str, text: str, final_newline: bool, deleted: bool = False
+    ) -> None:
         self.file = file
         self.existed = existed
         self.original = original
@@ -144,7 +148,9 @@ def _review_drift(
     if refuse:
         reason = f"{path} has changed since the model saw it ({why}); refused (refuse drift)"
     elif block.kind in ("delete", "move", "whole", "sketch"):
-        what = {"delete": "deleted", "move": "moved", "whole": "replaced as a whole", "sketch": "merged from a sketch"}[block.kind]
+        what = {"delete": "deleted", "move": "moved", "whole": "replaced as a whole", "sketch": "merged from a sketch"}[
+            block.kind
+        ]
         reason = f"{path} has changed since the model saw it ({why}); a file that changed is not {what}"
     elif not block.is_create and occurrences(text_before, block.search_text) != 1:
         reason = (
@@ -152,7 +158,9 @@ def _review_drift(
             "exactly once in the file as it is now, so where it goes is not certain"
         )
     else:
-        res.notes.append(f"{path} had changed since the model saw it ({why}); the block's text occurs exactly once there")
+        res.notes.append(
+            f"{path} had changed since the model saw it ({why}); the block's text occurs exactly once there"
+        )
         return
     _restore(states, snapshot)
     res.status = EditStatus.FAILED
@@ -167,7 +175,9 @@ class _Failure(Exception):
         self.line = line
 
 
-def apply_parsed(parsed: ParsedResponse, workspace: Workspace, options: ApplyOptions, drift: DriftCheck | None) -> ApplyResult:
+def apply_parsed(
+    parsed: ParsedResponse, workspace: Workspace, options: ApplyOptions, drift: DriftCheck | None
+) -> ApplyResult:
     """Apply the blocks of ``parsed`` under ``workspace`` and write the files (the caller holds the root's lock)."""
     result = ApplyResult(
         shell_suggestions=list(parsed.shell_suggestions),
@@ -223,7 +233,9 @@ class BlockApplier:
         group = block.group
         if group and group in self._failed_groups:
             res = EditResult(file_path=block.file_path, status=EditStatus.FAILED, block=block)
-            res.reason = self._refused.get(group, f"another chunk of the same file operation (reply line {group}) failed")
+            res.reason = self._refused.get(
+                group, f"another chunk of the same file operation (reply line {group}) failed"
+            )
             res.reason += "; a file's chunks apply all or none"
             self._failed_files.add(block.file_path)
             self.result.results.append(res)
@@ -298,7 +310,9 @@ class BlockApplier:
         first = next((i for i, r in enumerate(results) if id(r) in own), len(results))
         taken = list(members)
         paths = {r.file_path for r in members} | {r.moved_to for r in members if r.moved_to}
-        later = [r for r in results[first:] if id(r) not in own and (r.status is EditStatus.APPLIED or r.already_applied)]
+        later = [
+            r for r in results[first:] if id(r) not in own and (r.status is EditStatus.APPLIED or r.already_applied)
+        ]
         grew = True
         while grew:
             grew = False
@@ -332,7 +346,9 @@ class BlockApplier:
         for path, state in self._states.items():
             if state.deleted:
                 if state.existed:
-                    changes.append(Change(path, state.file, True, state.original, "", owners.get(path, []), delete=True))
+                    changes.append(
+                        Change(path, state.file, True, state.original, "", owners.get(path, []), delete=True)
+                    )
                 continue
             new_text = state.result_text()
             if new_text == state.original and state.existed:
@@ -342,7 +358,14 @@ class BlockApplier:
             if not self._syntax_holds(path, state, new_text):
                 continue
             changes.append(Change(path, state.file, state.existed, state.original, new_text, owners.get(path, [])))
-        commit(workspace, changes, result, atomic=self.options.atomic, dry_run=self.options.dry_run, journal=self.options.journal)
+        commit(
+            workspace,
+            changes,
+            result,
+            atomic=self.options.atomic,
+            dry_run=self.options.dry_run,
+            journal=self.options.journal,
+        )
 
         if self.options.git_add and not self.options.dry_run and result.files_modified:
             index = workspace.git_index(result.files_modified)
@@ -353,10 +376,11 @@ class BlockApplier:
                 _record_index(workspace, result.files_modified, index)
         return result
 
-
     def _syntax_holds(self, path: str, state: _FileState, new_text: str) -> bool:
         """Syntax as a second opinion: False when ``verify_syntax`` refuses the file's new text."""
-        problem = syntax_broken(state.original if state.existed else None, new_text, path, always=self.options.verify_syntax)
+        problem = syntax_broken(
+            state.original if state.existed else None, new_text, path, always=self.options.verify_syntax
+        )
         if problem is None:
             return True
         owners = [r for r in self._owners.get(path, []) if r.status is EditStatus.APPLIED]
@@ -468,14 +492,18 @@ def _apply_block(
                 old_lines, new_lines = readings[chosen]
                 block_level = "exact"
                 if (old_lines, new_lines) != (block.old_lines, block.new_lines):
-                    res.notes.append("the block has several '=======' lines; the file shows which one separates SEARCH from REPLACE")
+                    res.notes.append(
+                        "the block has several '=======' lines; the file shows which one separates SEARCH from REPLACE"
+                    )
                 try:
                     kept = without_stray_dividers(old_lines, new_lines, state.text, path)
                 except ValueError as exc:
                     raise _Failure(str(exc)) from None
                 if kept != new_lines:
                     new_lines = kept
-                    res.notes.append("a '=======' line doubled after the divider or left at the end of REPLACE is not text; it was left out")
+                    res.notes.append(
+                        "a '=======' line doubled after the divider or left at the end of REPLACE is not text; it was left out"
+                    )
             indexed = _indexed_exact(state, block, old_lines, new_lines)
             if indexed is not None:
                 exact, first, search = indexed
@@ -504,18 +532,26 @@ def _apply_block(
                 res.closest_text = found.region_text
                 res.candidates = list(found.candidates)
                 if found.kind == "ambiguous":
-                    res.candidate_texts = numbered_regions(state.text, res.candidates, (block.anchor + old_lines).count("\n"))
+                    res.candidate_texts = numbered_regions(
+                        state.text, res.candidates, (block.anchor + old_lines).count("\n")
+                    )
                 raise _Failure(found.reason, found.line)
             res.strategy = found.strategy
             res.score = found.score
             res.estimated_line = found.line
             if found.strategy != "exact":
                 res.matched_text = _whole_lines(state.text, found.start, found.end)
-            search, replace = block.anchor + old_lines + block.trailing_anchor, block.anchor + new_lines + block.trailing_anchor
+            search, replace = (
+                block.anchor + old_lines + block.trailing_anchor,
+                block.anchor + new_lines + block.trailing_anchor,
+            )
             if found.already_applied:
                 verdict = check_already_applied(state.text, search, replace)
                 if not verdict:
-                    raise _Failure(f"the edit looks applied already, but {verdict.reason}; copy the current lines exactly into SEARCH", found.line)
+                    raise _Failure(
+                        f"the edit looks applied already, but {verdict.reason}; copy the current lines exactly into SEARCH",
+                        found.line,
+                    )
             if found.already_applied and block.move_to is None:
                 res.status = EditStatus.ALREADY_APPLIED
                 res.reason = ALREADY_APPLIED
@@ -607,7 +643,11 @@ def block_reading(block: EditBlock, text: str | FileLines, path: str) -> tuple[s
     lowered = path.lower()
     doc = text
     expanded = expand_replace_elisions(
-        doc if isinstance(doc, str) else (lambda: doc.text), block.anchor + old, block.anchor + new, ellipsis_is_code=lowered.endswith((".py", ".pyi")), document=is_document(path)
+        doc if isinstance(doc, str) else (lambda: doc.text),
+        block.anchor + old,
+        block.anchor + new,
+        ellipsis_is_code=lowered.endswith((".py", ".pyi")),
+        document=is_document(path),
     )
     if isinstance(expanded, MatchFailure):
         return expanded.reason
@@ -774,7 +814,9 @@ def _indexed_applied(state: _FileState, block: EditBlock, old: str, new: str, le
         # The lines the edit changes are the likely ones to be gone; a line still there exactly is not.
         kept = set(r_lines)
         ordered = [x for x in s_lines if x not in kept] + [x for x in s_lines if x in kept]
-        if not any(x.strip() and not (doc.indexed and doc.count(x)) and not doc.has_stripped(x.strip()) for x in ordered):
+        if not any(
+            x.strip() and not (doc.indexed and doc.count(x)) and not doc.has_stripped(x.strip()) for x in ordered
+        ):
             return None
     start = doc.offset(hits[0])
     applied = Match(start, start + len(replace), replace, "exact", hits[0] + 1, already_applied=True)
@@ -783,7 +825,9 @@ def _indexed_applied(state: _FileState, block: EditBlock, old: str, new: str, le
     return None if searched_elsewhere(FileView.of(doc.text), s_lines, applied) else applied
 
 
-def _splice_lines(state: _FileState, block: EditBlock, res: EditResult, found: Match, first: int, search: str, path: str) -> None:
+def _splice_lines(
+    state: _FileState, block: EditBlock, res: EditResult, found: Match, first: int, search: str, path: str
+) -> None:
     """Splice an exact match found through the index into the file's lines, and verify it on the
     lines around it: the splice leaves every other line as it was, and the file's length must
     change by exactly what the span did."""
@@ -799,7 +843,16 @@ def _splice_lines(state: _FileState, block: EditBlock, res: EditResult, found: M
     base = found.start - (len(around[0]) + 1 if first > 0 else 0)
     doc.splice(first, first + len(s_lines), r_lines)
     after = doc.window(context, first + len(r_lines) + 1)
-    verdict = check_span(before, after, found.start - base, found.end - base, search, replace, found.strategy, sizes=(size_before, len(doc)))
+    verdict = check_span(
+        before,
+        after,
+        found.start - base,
+        found.end - base,
+        search,
+        replace,
+        found.strategy,
+        sizes=(size_before, len(doc)),
+    )
     if verdict:
         verdict = markers
     if not verdict:
@@ -812,7 +865,9 @@ def _splice_lines(state: _FileState, block: EditBlock, res: EditResult, found: M
     res.replacement = replace
 
 
-def _splice(state: _FileState, match: Match, no_final_newline: bool = False, ensure_final_newline: bool = False) -> None:
+def _splice(
+    state: _FileState, match: Match, no_final_newline: bool = False, ensure_final_newline: bool = False
+) -> None:
     touches_end = match.end >= len(state.text)
     text = state.text
     state.text = "".join((text[: match.start], match.replacement, text[match.end :]))
@@ -825,7 +880,10 @@ def _splice(state: _FileState, match: Match, no_final_newline: bool = False, ens
 
 
 def _resolve(
-    block: EditBlock, workspace: Workspace, states: dict[str, _FileState], paths: dict[str, tuple[str, Path]] | None = None
+    block: EditBlock,
+    workspace: Workspace,
+    states: dict[str, _FileState],
+    paths: dict[str, tuple[str, Path]] | None = None,
 ) -> tuple[str, str | None]:
     """(path to use, path the model wrote when it had to be resolved to another file); ``paths``
     keeps what the workspace resolved, by the path as written."""
@@ -937,7 +995,9 @@ def _file_operation(
         if requested:
             raise _Failure(f"{what} a file needs its exact path: {requested!r} does not exist (did you mean {path!r}?)")
         if (workspace.root / path).is_symlink():
-            raise _Failure(f"{path} is a symbolic link; {what} it is left to you (it would act on the file it points to)")
+            raise _Failure(
+                f"{path} is a symbolic link; {what} it is left to you (it would act on the file it points to)"
+            )
     if block.delete:
         if block.old_lines and _lines_loosely(state.text) != _lines_loosely(block.old_lines):
             raise _Failure(
@@ -968,7 +1028,9 @@ def _file_operation(
             res.status, res.reason, res.strategy = EditStatus.ALREADY_APPLIED, ALREADY_APPLIED, "whole"
             return True
         if not new.strip() and state.text.strip():
-            raise _Failure(f"the block for {path} is empty; it would empty the whole file. Write out the file's complete content")
+            raise _Failure(
+                f"the block for {path} is empty; it would empty the whole file. Write out the file's complete content"
+            )
         why = partial_reason(new, state.text, path)
         if why is not None:
             raise _Failure(f"the block for {path} looks partial: {why}")
@@ -1060,7 +1122,9 @@ def _merge_sketch(block: EditBlock, res: EditResult, path: str, state: _FileStat
         state.final_newline = True
     res.notes.extend(merged.notes)
     if merged.mode == "whole":
-        res.notes.append("the sketch has no elision comment and holds the file's definitions: it replaced the whole file")
+        res.notes.append(
+            "the sketch has no elision comment and holds the file's definitions: it replaced the whole file"
+        )
     # What the sketch changed, as one span: from its first anchored span to its last (the text
     # between them, outside the spans, is the file's own, as the verifier checked).
     if spans:
@@ -1091,7 +1155,9 @@ def _move_target(block: EditBlock, path: str, workspace: Workspace, states: dict
     return dest
 
 
-def _move(block: EditBlock, res: EditResult, path: str, workspace: Workspace, states: dict[str, _FileState], state: _FileState) -> None:
+def _move(
+    block: EditBlock, res: EditResult, path: str, workspace: Workspace, states: dict[str, _FileState], state: _FileState
+) -> None:
     """Move ``path``'s text (as edited so far) to the block's target, in memory."""
     from dataclasses import replace
 

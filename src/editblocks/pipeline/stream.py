@@ -87,14 +87,20 @@ class ApplyStream:
             result = stream.write()
     """
 
-    def __init__(self, root: str | os.PathLike[str] = ".", options: ApplyOptions | None = None, **keywords: Any) -> None:
+    def __init__(
+        self, root: str | os.PathLike[str] = ".", options: ApplyOptions | None = None, **keywords: Any
+    ) -> None:
         """``options``, or the same given as keywords (see :class:`ApplyOptions`)."""
         if options is None:
             options = ApplyOptions(**keywords)
         elif keywords:
             options = replace(options, **keywords)
         format, dry_run, base = options.format, options.dry_run, options.base
-        max_file_bytes, max_reply_bytes, lock_timeout = options.max_file_bytes, options.max_reply_bytes, options.lock_timeout
+        max_file_bytes, max_reply_bytes, lock_timeout = (
+            options.max_file_bytes,
+            options.max_reply_bytes,
+            options.lock_timeout,
+        )
         self.workspace = Workspace(root, max_file_bytes=max_file_bytes)
         drift = DriftCheck(base, self.workspace) if base is not None else None
         self.result = ApplyResult(format=format, dry_run=dry_run)

@@ -48,10 +48,25 @@ _WORD = re.compile(r"\w+|[^\w\s]")
 # Typographic look-alikes a model writes for ASCII (after NFKC, which already maps "…" to "...").
 _FOLD = str.maketrans(
     {
-        "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
-        "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
-        "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-", "\u2212": "-",
-        "\u200b": "", "\ufeff": "",
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u201f": '"',
+        "\u2033": '"',
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2012": "-",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2015": "-",
+        "\u2212": "-",
+        "\u200b": "",
+        "\ufeff": "",
     }
 )
 
@@ -188,7 +203,10 @@ def _loose(text: str) -> list[str]:
 
 def _probe(needle: list[str], among: set[str] | None = None) -> tuple[int, str]:
     """(line, word): the needle's longest word (of ``among``, when given) and the line it is on."""
-    return max(((i, w) for i, line in enumerate(needle) for w in line.split() if among is None or w in among), key=lambda p: len(p[1]))
+    return max(
+        ((i, w) for i, line in enumerate(needle) for w in line.split() if among is None or w in among),
+        key=lambda p: len(p[1]),
+    )
 
 
 def _every(text: str, word: str) -> Iterator[int]:
@@ -289,7 +307,11 @@ def check_already_applied(text: str, search: str, replace: str) -> Verdict:
         if r_lines[-1] == "" and s_lines[-1] == "":
             r_lines, s_lines = r_lines[:-1], s_lines[:-1]
     probed = None
-    common = {w for line in s_lines for w in line.split()}.intersection(w for line in r_lines for w in line.split()) if loose else set()
+    common = (
+        {w for line in s_lines for w in line.split()}.intersection(w for line in r_lines for w in line.split())
+        if loose
+        else set()
+    )
     if common:
         word = _probe(r_lines, common)[1]
         probed = (word, list(_every(text, word)))  # one search serves both texts
@@ -312,7 +334,10 @@ _MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("edit-v2 separator", re.compile(r"^\s*-{5,9}\s*$")),
     ("edit-v3", re.compile(r"^\s*(?:«{3}\s*EDIT|═{3,}\s*REPL|»{3}\s*EDIT\s+END)\s*$")),
     ("cline", re.compile(r"^\s*(?:-{3,}\s*SEARCH>?|\+{3,}\s*REPLACE>?)\s*$")),
-    ("apply_patch", re.compile(r"^\s*\*\*\* (?:Begin Patch|End Patch|End of File|(?:Add|Update|Delete) File:|Move to:)")),
+    (
+        "apply_patch",
+        re.compile(r"^\s*\*\*\* (?:Begin Patch|End Patch|End of File|(?:Add|Update|Delete) File:|Move to:)"),
+    ),
     ("diff header", re.compile(r"^(?:@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@|--- a/\S|\+\+\+ b/\S|diff --git )")),
 )
 
@@ -323,7 +348,10 @@ _ELIDED = (
 )
 _ELISION_LINES = (
     # "# ... existing code ...", "// ...", "/* ... */", "<!-- ... -->", "{/* ... */}"
-    re.compile(rf"^\s*{_COMMENT}\s*(?:\.\.\.|…)(?:\s*\(?\s*(?:the\s+)?{_ELIDED}\b.*|\s*(?:\.\.\.|…)?\s*(?:\*+/\}}?|-->)?)\s*$", re.I),
+    re.compile(
+        rf"^\s*{_COMMENT}\s*(?:\.\.\.|…)(?:\s*\(?\s*(?:the\s+)?{_ELIDED}\b.*|\s*(?:\.\.\.|…)?\s*(?:\*+/\}}?|-->)?)\s*$",
+        re.I,
+    ),
     # "// rest of the code stays the same", "# existing code here", "<!-- unchanged sections -->"
     re.compile(
         rf"^\s*{_COMMENT}\s*\(?\s*(?:the\s+)?(?:rest of (?:the )?\w+|existing \w+|(?:code|content|everything) "
@@ -558,4 +586,3 @@ def _opens_block(lines: list[str], k: int) -> bool:
         return False
     indent = len(lines[k]) - len(lines[k].lstrip())
     return indent > len(before) - len(before.lstrip()) and (after is None or len(after) - len(after.lstrip()) < indent)
-

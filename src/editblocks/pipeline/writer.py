@@ -40,7 +40,9 @@ def _why(exc: Exception) -> str:
     return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
 
 
-def _close_journal(book: Journal | None, entry: JournalEntry | None, written: list[Change], result: ApplyResult) -> None:
+def _close_journal(
+    book: Journal | None, entry: JournalEntry | None, written: list[Change], result: ApplyResult
+) -> None:
     """Keep the files written in the journal entry (an entry that wrote nothing is dropped)."""
     if book is not None and entry is not None:
         try:
@@ -110,7 +112,9 @@ def commit(
     book = Journal(workspace.root) if journal and ready else None
     if book is not None:
         try:
-            entry = book.begin([(_journal_file(workspace, c), c.file.data if c.existed else None) for c in ready], atomic=atomic)
+            entry = book.begin(
+                [(_journal_file(workspace, c), c.file.data if c.existed else None) for c in ready], atomic=atomic
+            )
         except WorkspaceError as exc:
             for change in ready:
                 _fail(change, f"not written: {exc}")
@@ -129,7 +133,11 @@ def commit(
                     _record(result, change)
                     continue
                 change.created_folders = workspace.write_bytes(
-                    change.path, change.data, change.file.mode, expected=change.file.data if change.existed else ABSENT, folders=folders
+                    change.path,
+                    change.data,
+                    change.file.mode,
+                    expected=change.file.data if change.existed else ABSENT,
+                    folders=folders,
                 )
             except (OSError, WorkspaceError) as exc:
                 _fail(change, f"could not write {change.path}: {_why(exc)}")
@@ -147,7 +155,12 @@ def commit(
 
 
 def _commit_all(
-    workspace: Workspace, ready: list[Change], result: ApplyResult, book: Journal | None, entry: JournalEntry | None, folders: FolderSync
+    workspace: Workspace,
+    ready: list[Change],
+    result: ApplyResult,
+    book: Journal | None,
+    entry: JournalEntry | None,
+    folders: FolderSync,
 ) -> None:
     """All or nothing, across crashes too: every new file complete and synced in a temporary file
     first (the journal entry, written before, is the intent record), then the renames in one go.
@@ -245,7 +258,9 @@ def _prepare(workspace: Workspace, changes: list[Change]) -> list[Change]:
             ready.append(change)
             continue
         try:
-            origin = line_origin(change.before, change.owners, change.after) if change.file.endings is not None else None
+            origin = (
+                line_origin(change.before, change.owners, change.after) if change.file.endings is not None else None
+            )
             change.data = change.file.encode(change.after, origin)
         except UnwritableTextError as exc:
             _fail(change, str(exc))

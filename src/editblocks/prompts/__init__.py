@@ -160,7 +160,9 @@ def build_messages(
         messages += _messages(_template("shared/summaries.md"), {"summaries": summary_text})
     if editable:
         messages += _messages(_template("shared/files.md"), {"files": _listing(editable, fence)})
-    messages += _messages(_template("shared/request.md"), {"request": request.strip("\n"), "reminder": reminder(format, fence)})
+    messages += _messages(
+        _template("shared/request.md"), {"request": request.strip("\n"), "reminder": reminder(format, fence)}
+    )
     return messages
 
 

@@ -14,7 +14,9 @@ from editblocks.formats.search_replace import REPLACE, SEARCH
 from editblocks.models import ParseWarning
 
 _INLINE_SHELL = re.compile(r"`((?:git rm|git mv|mkdir -p|rm -rf|rm -r|mv|cp|rmdir) [^`\n]+)`")
-_SHELL_FENCE_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*+(?:`{3}|~{3})[`~]*[^\S\n]*(?i:sh|bash|zsh|console|powershell|ps1|cmd|bat)")
+_SHELL_FENCE_AFTER_NEWLINE = re.compile(
+    r"\n[^\S\n]*+(?:`{3}|~{3})[`~]*[^\S\n]*(?i:sh|bash|zsh|console|powershell|ps1|cmd|bat)"
+)
 """A line ending and a fence after it that may open a shell block (every one does, and some more)."""
 
 
@@ -107,7 +109,9 @@ class MarkerBalance:
         if self.searches == self.replaces:
             return None
         first = self.unbalanced or self._open or (self.first_search if self.searches else 1)
-        return ParseWarning(first, f"Mismatched SEARCH/REPLACE: {self.searches} SEARCH vs {self.replaces} REPLACE", "diff")
+        return ParseWarning(
+            first, f"Mismatched SEARCH/REPLACE: {self.searches} SEARCH vs {self.replaces} REPLACE", "diff"
+        )
 
 
 class ShellScanner:
@@ -144,7 +148,12 @@ class ShellScanner:
             return [m.group(1).strip() for m in _INLINE_SHELL.finditer(line)]
         fence = parse_fence(line)
         if self.fence_marker is not None:
-            if fence is not None and not fence.info and fence.marker[0] == self.fence_marker[0] and len(fence.marker) >= len(self.fence_marker):
+            if (
+                fence is not None
+                and not fence.info
+                and fence.marker[0] == self.fence_marker[0]
+                and len(fence.marker) >= len(self.fence_marker)
+            ):
                 found = self.shell if self.shell is not None and not self.tainted else []
                 self.fence_marker, self.shell = None, None
                 return found

@@ -188,7 +188,11 @@ class _EventReader(ReplyReader):
                 ann.new_seen += route[1]
                 text = line + "\n"
                 block = ann.block
-                return [BlockProgress(block.path, block.format, block.start, text if route[0] else "", text if route[1] else "")]
+                return [
+                    BlockProgress(
+                        block.path, block.format, block.start, text if route[0] else "", text if route[1] else ""
+                    )
+                ]
             n = self.line_count
             if self._open is None and self._scanned == n and "`" not in line and self._shell.shell is None:
                 self.lines.append(line)

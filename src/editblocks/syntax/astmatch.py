@@ -45,7 +45,9 @@ is then only carried onto lines that are there.
 """
 SHORT_LINES = 3
 
-_STATEMENT_WORDS = frozenset({"if", "for", "while", "switch", "catch", "with", "do", "else", "try", "return", "function", "synchronized"})
+_STATEMENT_WORDS = frozenset(
+    {"if", "for", "while", "switch", "catch", "with", "do", "else", "try", "return", "function", "synchronized"}
+)
 """Words that start a statement: ``if (x) { ... }`` read as a class member would be a method."""
 
 
@@ -123,7 +125,9 @@ def _normalized(lines: list[str]) -> str:
     return "\n".join(line.strip() for line in lines if line.strip())
 
 
-def _alone(lines: list[str], text_bytes: list[bytes], first: int, last: int, span: tuple[int, int], offsets: list[int]) -> bool:
+def _alone(
+    lines: list[str], text_bytes: list[bytes], first: int, last: int, span: tuple[int, int], offsets: list[int]
+) -> bool:
     """True when rows ``first``..``last`` hold the definition and nothing else (a ``;`` may follow)."""
     start_col = span[0] - offsets[first]
     end_col = span[1] - offsets[last]
@@ -162,7 +166,9 @@ def locate_definition(text: str, search: str, language: str) -> Located | NotLoc
         return NotLocated(f"the file has no {what}")
     if len(same) > 1:
         listed = ", ".join(f"`{d.qualname}` (line {d.lines[0]})" for d in same[:6])
-        return NotLocated(f"{len(same)} definitions share the name `{wanted.name}`: {listed}; the name does not tell which is meant")
+        return NotLocated(
+            f"{len(same)} definitions share the name `{wanted.name}`: {listed}; the name does not tell which is meant"
+        )
     d = same[0]
     first_line, last_line = d.lines
     where = f"`{d.qualname}` (lines {first_line}-{last_line})"

@@ -11,26 +11,49 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 EXTENSIONS: dict[str, str] = {
-    ".py": "python", ".pyi": "python", ".pyw": "python",
-    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
-    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript",
+    ".py": "python",
+    ".pyi": "python",
+    ".pyw": "python",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".jsx": "javascript",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
     ".tsx": "tsx",
     ".go": "go",
     ".rs": "rust",
     ".java": "java",
-    ".c": "c", ".h": "c",
-    ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp", ".hh": "cpp", ".hpp": "cpp", ".hxx": "cpp",
-    ".h++": "cpp", ".ipp": "cpp", ".inl": "cpp",
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".c++": "cpp",
+    ".hh": "cpp",
+    ".hpp": "cpp",
+    ".hxx": "cpp",
+    ".h++": "cpp",
+    ".ipp": "cpp",
+    ".inl": "cpp",
     ".css": "css",
-    ".html": "html", ".htm": "html", ".xhtml": "html",
-    ".json": "json", ".jsonc": "json", ".json5": "json",
-    ".yaml": "yaml", ".yml": "yaml",
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
+    ".json": "json",
+    ".jsonc": "json",
+    ".json5": "json",
+    ".yaml": "yaml",
+    ".yml": "yaml",
 }
 """File name extension (lower case) → language."""
 
 _SHEBANG = re.compile(r"^#!\S*?(?:/env(?:\s+-\S+)*)?\s*\S*?(python|node|deno|bun)[\d.]*\b")
 _SHEBANG_LANGUAGES = {"python": "python", "node": "javascript", "deno": "typescript", "bun": "javascript"}
-_CPP_IN_HEADER = re.compile(r"^\s*(?:class\s+\w+\s*[:{]|namespace\s+\w*\s*\{|template\s*<|using\s+namespace\b)", re.MULTILINE)
+_CPP_IN_HEADER = re.compile(
+    r"^\s*(?:class\s+\w+\s*[:{]|namespace\s+\w*\s*\{|template\s*<|using\s+namespace\b)", re.MULTILINE
+)
 
 
 def language_for(path: str, text: str | None = None) -> str | None:
@@ -76,7 +99,9 @@ class Spec:
     comments: frozenset[str] = frozenset({"comment"})
 
 
-CLASS_KINDS = frozenset({"class", "interface", "struct", "union", "enum", "trait", "impl", "namespace", "module", "record"})
+CLASS_KINDS = frozenset(
+    {"class", "interface", "struct", "union", "enum", "trait", "impl", "namespace", "module", "record"}
+)
 """Kinds whose members are methods, and whose bodies a summary walks into."""
 
 CODE_KINDS = CLASS_KINDS | {"function", "method", "constructor", "type"}
@@ -115,7 +140,16 @@ _C_DEFS = {
     "preproc_function_def": "macro",
 }
 _C_CONTAINERS = frozenset(
-    {"translation_unit", "preproc_ifdef", "preproc_if", "preproc_else", "preproc_elif", "preproc_elifdef", "linkage_specification", "declaration_list"}
+    {
+        "translation_unit",
+        "preproc_ifdef",
+        "preproc_if",
+        "preproc_else",
+        "preproc_elif",
+        "preproc_elifdef",
+        "linkage_specification",
+        "declaration_list",
+    }
 )
 
 SPECS: dict[str, Spec] = {
@@ -188,7 +222,9 @@ SPECS: dict[str, Spec] = {
             "constructor_declaration": "constructor",
             "compact_constructor_declaration": "constructor",
         },
-        containers=frozenset({"program", "class_body", "interface_body", "enum_body", "enum_body_declarations", "annotation_type_body"}),
+        containers=frozenset(
+            {"program", "class_body", "interface_body", "enum_body", "enum_body_declarations", "annotation_type_body"}
+        ),
         member_wrapper=("class _ {\n", "\n}\n"),
         comments=frozenset({"line_comment", "block_comment"}),
     ),
@@ -238,7 +274,17 @@ SPECS: dict[str, Spec] = {
         "yaml",
         {"block_mapping_pair": "key", "flow_pair": "key"},
         containers=frozenset(
-            {"stream", "document", "block_node", "flow_node", "block_mapping", "block_sequence", "block_sequence_item", "flow_mapping", "flow_sequence"}
+            {
+                "stream",
+                "document",
+                "block_node",
+                "flow_node",
+                "block_mapping",
+                "block_sequence",
+                "block_sequence_item",
+                "flow_mapping",
+                "flow_sequence",
+            }
         ),
         structural=True,
     ),

@@ -61,7 +61,9 @@ class RepoSummary(Mapping[str, str]):
     text the messages then carry.
     """
 
-    def __init__(self, files: dict[str, str], notes: list[str], *, max_tokens: int | None, definitions: int, shown: int) -> None:
+    def __init__(
+        self, files: dict[str, str], notes: list[str], *, max_tokens: int | None, definitions: int, shown: int
+    ) -> None:
         self.files = files
         self.notes = notes
         self.max_tokens = max_tokens
@@ -314,7 +316,11 @@ def _analyse_all(base: Path, paths: list[str], problem: str | None, use_cache: b
         out[i] = facts
         if digest is not None and size_time is not None:
             added = True
-            fresh[paths[i]] = {"stat": list(size_time), "hash": digest, "facts": facts if isinstance(facts, str) else facts.__dict__}
+            fresh[paths[i]] = {
+                "stat": list(size_time),
+                "hash": digest,
+                "facts": facts if isinstance(facts, str) else facts.__dict__,
+            }
     if use_cache and (added or len(fresh) != len(cached)):
         # Files outside this summary's paths stay cached while they exist.
         kept = {p: e for p, e in cached.items() if p not in fresh and (base / p).is_file()}
@@ -322,7 +328,9 @@ def _analyse_all(base: Path, paths: list[str], problem: str | None, use_cache: b
     return [f for f in out if f is not None]
 
 
-def _in_processes(jobs: list[tuple[str, str, str | None]]) -> list[tuple[_Facts | str, str | None, tuple[int, int] | None]]:
+def _in_processes(
+    jobs: list[tuple[str, str, str | None]],
+) -> list[tuple[_Facts | str, str | None, tuple[int, int] | None]]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -354,7 +362,10 @@ def _save_cache(base: Path, problem: str | None, files: dict[str, dict[str, Any]
     try:
         folder = state_dir(base)
         tmp = folder / f".{CACHE_FILE}.{os.getpid()}.tmp"
-        tmp.write_text(json.dumps({"version": CACHE_VERSION, "syntax": problem or "", "files": files}, separators=(",", ":")), encoding="utf-8")
+        tmp.write_text(
+            json.dumps({"version": CACHE_VERSION, "syntax": problem or "", "files": files}, separators=(",", ":")),
+            encoding="utf-8",
+        )
         os.replace(tmp, folder / CACHE_FILE)
     except (OSError, WorkspaceError):
         pass
@@ -536,4 +547,12 @@ def _fit(ranked: list[tuple[float, str, int, int, _Outline]], max_tokens: int | 
     return lo
 
 
-__all__ = ["CHARS_PER_TOKEN", "DEFAULT_MAX_TOKENS", "RepoSummary", "estimate_tokens", "layout", "list_files", "summarize"]
+__all__ = [
+    "CHARS_PER_TOKEN",
+    "DEFAULT_MAX_TOKENS",
+    "RepoSummary",
+    "estimate_tokens",
+    "layout",
+    "list_files",
+    "summarize",
+]

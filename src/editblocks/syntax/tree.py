@@ -23,8 +23,18 @@ HEADER_MAX = 10
 
 _BODY_TYPES = frozenset(
     {
-        "block", "class_body", "statement_block", "declaration_list", "field_declaration_list", "compound_statement",
-        "interface_body", "enum_body", "enum_variant_list", "object_type", "keyframe_block_list", "enum_body_declarations",
+        "block",
+        "class_body",
+        "statement_block",
+        "declaration_list",
+        "field_declaration_list",
+        "compound_statement",
+        "interface_body",
+        "enum_body",
+        "enum_variant_list",
+        "object_type",
+        "keyframe_block_list",
+        "enum_body_declarations",
     }
 )
 _FUNCTION_VALUES = frozenset(
@@ -32,7 +42,14 @@ _FUNCTION_VALUES = frozenset(
 )
 _CLASS_VALUES = frozenset({"class", "class_expression"})
 _DECLARATOR_PATH = frozenset(
-    {"pointer_declarator", "reference_declarator", "function_declarator", "parenthesized_declarator", "array_declarator", "attributed_declarator"}
+    {
+        "pointer_declarator",
+        "reference_declarator",
+        "function_declarator",
+        "parenthesized_declarator",
+        "array_declarator",
+        "attributed_declarator",
+    }
 )
 _SPACES = re.compile(r"\s+")
 _METHOD_PARENTS = CLASS_KINDS - {"namespace", "module"}
@@ -164,7 +181,14 @@ def _declarator_name(node: Any) -> tuple[str, str | None] | None:
     while node is not None and seen < 12:
         seen += 1
         t = node.type
-        if t in ("identifier", "field_identifier", "type_identifier", "destructor_name", "operator_name", "primitive_type"):
+        if t in (
+            "identifier",
+            "field_identifier",
+            "type_identifier",
+            "destructor_name",
+            "operator_name",
+            "primitive_type",
+        ):
             return _text(node), None
         if t == "qualified_identifier":
             name = node.child_by_field_name("name")
@@ -287,7 +311,9 @@ def recognize(node: Any, spec: Spec) -> tuple[str, str, str | None] | None:
         if t in ("type_spec", "type_alias"):
             name = node.child_by_field_name("name")
             typ = node.child_by_field_name("type")
-            kind = {"struct_type": "struct", "interface_type": "interface"}.get(typ.type if typ is not None else "", "type")
+            kind = {"struct_type": "struct", "interface_type": "interface"}.get(
+                typ.type if typ is not None else "", "type"
+            )
             return (_text(name), kind, None) if name is not None else None
         if t == "method_declaration":
             receiver = node.child_by_field_name("receiver")
@@ -321,7 +347,12 @@ def recognize(node: Any, spec: Spec) -> tuple[str, str, str | None] | None:
             if named is None:
                 return None
             if typ is not None and typ.child_by_field_name("body") is not None:
-                kind = {"struct_specifier": "struct", "union_specifier": "union", "enum_specifier": "enum", "class_specifier": "class"}.get(typ.type, "type")
+                kind = {
+                    "struct_specifier": "struct",
+                    "union_specifier": "union",
+                    "enum_specifier": "enum",
+                    "class_specifier": "class",
+                }.get(typ.type, "type")
             return named[0], kind, None
         if t == "namespace_definition":
             name = node.child_by_field_name("name")
@@ -355,7 +386,11 @@ def _unwrap(node: Any, spec: Spec) -> Any:
         inner = node.child_by_field_name("declaration")
         if inner is not None:
             return inner
-    candidates = [c for c in node.named_children if c.type not in spec.comments and c.type not in ("decorator", "template_parameter_list")]
+    candidates = [
+        c
+        for c in node.named_children
+        if c.type not in spec.comments and c.type not in ("decorator", "template_parameter_list")
+    ]
     if t == "template_declaration":
         return candidates[-1] if candidates else None
     if len(candidates) == 1:
@@ -502,7 +537,9 @@ def analyze(text: str, language: str) -> Analysis:
     if last is not None and last.language == language and (last.text is text or last.text == text):
         return last
     if len(text) > MAX_ANALYZED_CHARS:
-        raise SyntaxUnavailable(f"the file is larger than {MAX_ANALYZED_CHARS // 1_000_000} MB, too large to read its syntax quickly")
+        raise SyntaxUnavailable(
+            f"the file is larger than {MAX_ANALYZED_CHARS // 1_000_000} MB, too large to read its syntax quickly"
+        )
     tree = parse(text, language)
     result = Analysis(text, language, tree, definitions(tree, language, text))
     _last.analysis = result

@@ -5,9 +5,7 @@ Needs the ``web`` extra (``pip install 'editblocks[web]'``: Starlette, uvicorn, 
 
 from __future__ import annotations
 
-MISSING_EXTRA = (
-    "the review page needs the web extra: pip install 'editblocks[web]' (Starlette, uvicorn and Pygments)"
-)
+MISSING_EXTRA = "the review page needs the web extra: pip install 'editblocks[web]' (Starlette, uvicorn and Pygments)"
 
 
 def missing_dependency() -> str | None:

@@ -264,7 +264,9 @@ class GuardMiddleware:
     def check(self, method: str, headers: dict[str, str]) -> str | None:
         host = headers.get("host", "").lower()
         if not self._host_allowed(host):
-            return f"this server answers only for {', '.join(sorted(self.state.allowed_hosts))}, not {host or 'no host'}"
+            return (
+                f"this server answers only for {', '.join(sorted(self.state.allowed_hosts))}, not {host or 'no host'}"
+            )
         if method in self.SAFE_METHODS:
             return None
         origin = headers.get("origin")
@@ -483,7 +485,11 @@ async def cancel_review(request: Request) -> Response:
         review = state.reviews.get(review_id)
     written = review is not None and any(not b.undone for b in review._batches)
     await run_in_threadpool(state.cancel, review_id)
-    state.report("Closed the review; the edits applied stay (editblocks undo puts them back)" if written else "Cancelled the review: nothing was written")
+    state.report(
+        "Closed the review; the edits applied stay (editblocks undo puts them back)"
+        if written
+        else "Cancelled the review: nothing was written"
+    )
     return JSONResponse({"cancelled": True})
 
 
@@ -542,7 +548,10 @@ async def undo(request: Request) -> Response:
         reviews = list(state.reviews.values())
     for review in reviews:
         review.undone(done.entry)
-    parts = [f"restored {', '.join(done.restored)}" if done.restored else "", f"deleted {', '.join(done.deleted)}" if done.deleted else ""]
+    parts = [
+        f"restored {', '.join(done.restored)}" if done.restored else "",
+        f"deleted {', '.join(done.deleted)}" if done.deleted else "",
+    ]
     state.report(f"Undid apply #{done.entry}: {'; '.join(p for p in parts if p) or 'nothing to put back'}")
     payload: dict[str, Any] = {"undone": done.to_dict()}
     review_id = data.get("review")
@@ -597,7 +606,11 @@ async def live_events(request: Request) -> Response:
                     token = live.subscribe(changed)
                 wake.clear()
                 payload = await run_in_threadpool(state.live_view)
-                key = (payload["session"], payload["version"], payload["review"]["revision"] if payload["review"] else -1)
+                key = (
+                    payload["session"],
+                    payload["version"],
+                    payload["review"]["revision"] if payload["review"] else -1,
+                )
                 if key != last:
                     last = key
                     yield f"event: live\ndata: {json.dumps(payload)}\n\n"

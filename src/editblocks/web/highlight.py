@@ -262,7 +262,9 @@ def _span_text(start0: int, length: int) -> str:
     return f"{start}" if length == 1 else f"{start},{length}"
 
 
-def _row(kind: str, o: int | None, n: int | None, tokens: TokenLine, marks: list[tuple[int, int]] | None, numbers: bool) -> Row:
+def _row(
+    kind: str, o: int | None, n: int | None, tokens: TokenLine, marks: list[tuple[int, int]] | None, numbers: bool
+) -> Row:
     return {
         "t": kind,
         "o": o if numbers else None,
@@ -295,7 +297,11 @@ def _style_rules(style: str, backgrounds: tuple[str, ...], *, dark: bool) -> str
     # Token backgrounds (error boxes, ...) would hide the diff's own colours.
     rules = [re.sub(r"background-color: #[0-9a-fA-F]+;?\s*", "", line) for line in rules]
     rules = [
-        re.sub(r"(?<![-\w])color: (#[0-9a-fA-F]{3,6})\b", lambda m: "color: " + readable(m.group(1), backgrounds, dark=dark), line)
+        re.sub(
+            r"(?<![-\w])color: (#[0-9a-fA-F]{3,6})\b",
+            lambda m: "color: " + readable(m.group(1), backgrounds, dark=dark),
+            line,
+        )
         for line in rules
     ]
     return "\n".join(rules) + "\n"

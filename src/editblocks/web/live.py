@@ -165,7 +165,14 @@ class LiveReply:
                     start = blocks[-1].end_line if blocks else 0
                     tail = [line for line in lines[start:]][-TAIL_LINES:]
                     if any(line.strip() for line in tail):
-                        in_progress = {"path": None, "format": None, "reply_line": start + 1, "old": "", "new": "", "tail": "\n".join(tail)}
+                        in_progress = {
+                            "path": None,
+                            "format": None,
+                            "reply_line": start + 1,
+                            "old": "",
+                            "new": "",
+                            "tail": "\n".join(tail),
+                        }
             if self.done and fmt is None and blocks:
                 fmt = blocks[0].format
             return LiveSnapshot(

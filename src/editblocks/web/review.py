@@ -40,6 +40,7 @@ MAX_LISTED_FAILURES = 20
 """Failures listed in the summary (with the similar lines); the rest are counted."""
 """Files with more blocks than this show each block's own text instead of its exact file diff."""
 
+
 class ReviewError(Exception):
     """A request the review cannot carry out; ``status`` is the HTTP status to answer with."""
 
@@ -281,7 +282,9 @@ class Review:
             if slot.applied is not None:
                 out.append((slot.applied, APPLIED))
             elif slot.edit_error is not None:
-                out.append((EditResult(slot.block.file_path, EditStatus.FAILED, slot.block, reason=slot.edit_error), FAILED))
+                out.append(
+                    (EditResult(slot.block.file_path, EditStatus.FAILED, slot.block, reason=slot.edit_error), FAILED)
+                )
             else:
                 res = by_index[i]
                 out.append((res, _status(res)))
@@ -466,10 +469,14 @@ class Review:
             evaluated, _, _, _ = self._evaluate()
             res, status = evaluated[index]
             if status != FAILED or not _ambiguous(res):
-                raise ReviewError(f"block {index + 1} has no places to choose from (it is {status.replace('_', ' ')})", 409)
+                raise ReviewError(
+                    f"block {index + 1} has no places to choose from (it is {status.replace('_', ' ')})", 409
+                )
             if line not in res.candidates:
                 listed = ", ".join(str(c) for c in res.candidates)
-                raise ReviewError(f"line {line} is not one of the places block {index + 1} matches (lines {listed})", 409)
+                raise ReviewError(
+                    f"line {line} is not one of the places block {index + 1} matches (lines {listed})", 409
+                )
             try:
                 text = Workspace(self.root).read(res.file_path).text
             except Exception as exc:

@@ -259,9 +259,13 @@ def run_review(
     echo(f"editblocks: reviewing edits under {server.state.root}")
     echo(f"Open {server.url} in a browser. Nothing is written until you press Apply there.")
     if server.token is None:
-        echo("Warning: the page has no token (--no-token): any program or user on this machine can write files under the root through it.")
+        echo(
+            "Warning: the page has no token (--no-token): any program or user on this machine can write files under the root through it."
+        )
     if host not in ("127.0.0.1", "localhost", "::1"):
-        echo(f"Warning: listening on {host}, not only on this machine; anyone who can reach it can write files under the root.")
+        echo(
+            f"Warning: listening on {host}, not only on this machine; anyone who can reach it can write files under the root."
+        )
     echo("Press Done on the page when finished, or Ctrl-C to stop." if exit_on_done else "Press Ctrl-C to stop.")
     if browser or (browser is None and can_open_browser()):
         try:
