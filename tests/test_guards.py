@@ -301,3 +301,74 @@ def test_search_and_replace_dedented_alike_are_still_indented_to_the_file(tmp_pa
     (res,) = editblocks.apply_edits([block], tmp_path).results
     assert res.status is EditStatus.APPLIED and res.strategy == "indentation"
     assert (tmp_path / "app.py").read_text() == text.replace("process(x)\n", "process(x)\n        count(x)\n")
+
+
+def test_a_short_misremembered_search_whose_replace_stands_elsewhere_is_not_already_applied(tmp_path: Path) -> None:
+    text = "class Client:\n    timeout = 30\n    retries = 3\n\n\nclass Uploader:\n    timeout = 10\n    retries = 5\n"
+    (tmp_path / "c.py").write_text(text)
+    (res,) = editblocks.apply_edits([EditBlock("c.py", "    timeout = 10.0\n", "    timeout = 30\n")], tmp_path).results
+    assert res.status is EditStatus.FAILED and res.candidates == [2, 7]
+    assert (tmp_path / "c.py").read_text() == text
+
+
+def test_a_near_twin_of_the_replacement_does_not_make_a_misremembered_edit_already_applied(tmp_path: Path) -> None:
+    def body(open_: str, close: str) -> str:
+        return (
+            f"    if start in inserts:\n        inserts[start] += ' {open_}'\n    else:\n        inserts[start] = '{open_}'\n"
+            f"    if end in inserts:\n        inserts[end] += '{close}'\n    else:\n        inserts[end] = '{close}'\n"
+        )
+
+    text = (
+        "def mark_optional(inserts, start, end):\n"
+        + body("[", "]")
+        + "\n\ndef mark_group(inserts, start, end):\n"
+        + body("(", ")")
+    )
+    (tmp_path / "b.py").write_text(text)
+    search = body("(", ")").replace("if end in inserts", "if end in insert")
+    (res,) = editblocks.apply_edits([EditBlock("b.py", search, body("[", "]"))], tmp_path).results
+    assert res.status is EditStatus.FAILED and (tmp_path / "b.py").read_text() == text
+
+
+def test_an_indentation_change_is_not_already_applied_by_the_unindented_line(tmp_path: Path) -> None:
+    text = "def run(items):\n    setup()\n    for it in items:\n        handle(it)\n    report(items)\n    teardown()\n"
+    (tmp_path / "r.py").write_text(text)
+    block = EditBlock("r.py", "    report(items)  # summary\n", "        report(items)\n")
+    (res,) = editblocks.apply_edits([block], tmp_path).results
+    assert res.status is EditStatus.FAILED and (tmp_path / "r.py").read_text() == text
+
+
+def test_a_changed_line_written_in_the_files_indentation_while_search_is_not_is_refused(tmp_path: Path) -> None:
+    text = "def handle(request):\n    if request.user:\n        log(request.user)\n    save_request(request)\n"
+    (tmp_path / "h.py").write_text(text)
+    (res,) = editblocks.apply_edits(
+        [EditBlock("h.py", "save_request(request)\n", "    store_request(request)\n")], tmp_path
+    ).results
+    assert res.status is EditStatus.FAILED and (tmp_path / "h.py").read_text() == text
+
+
+def test_moving_a_line_into_a_loop_with_search_and_replace_dedented_alike_applies(tmp_path: Path) -> None:
+    text = "def run(xs):\n    for x in xs:\n        process(x)\n    flush()\n    return len(xs)\n"
+    (tmp_path / "r.py").write_text(text)
+    block = EditBlock("r.py", "for x in xs:\n    process(x)\nflush()\n", "for x in xs:\n    process(x)\n    flush()\n")
+    (res,) = editblocks.apply_edits([block], tmp_path).results
+    assert res.status is EditStatus.APPLIED, res.reason
+    assert (tmp_path / "r.py").read_text() == text.replace("    flush()", "        flush()")
+
+
+def test_a_reply_applied_again_does_not_edit_a_copy_at_another_indentation(tmp_path: Path) -> None:
+    text = (
+        "def parse(args):\n    for a in args:\n        if a.startswith('--'):\n            if a == '--x':\n"
+        "                handle(a)\n            else:\n                msg = 'ignored %r'\n                raise Error(msg % a)\n"
+        "        else:\n            msg = 'ignored %r'\n            raise Error(msg % a)\n"
+    )
+    (tmp_path / "p.py").write_text(text)
+    block = EditBlock(
+        "p.py",
+        "        else:\n            msg = 'ignored %r'\n            raise Error(msg % a)\n",
+        "        else:\n            msg = 'ignored %r'\n            warn(msg % a)\n",
+    )
+    assert editblocks.apply_edits([block], tmp_path).results[0].status is EditStatus.APPLIED
+    made = (tmp_path / "p.py").read_text()
+    (again,) = editblocks.apply_edits([block], tmp_path).results
+    assert again.status is not EditStatus.APPLIED and (tmp_path / "p.py").read_text() == made

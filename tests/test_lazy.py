@@ -721,3 +721,11 @@ def test_a_run_ending_on_the_files_own_line_keeps_the_rest_of_the_body(tmp_path:
     res = apply_sketch(tmp_path, "m.py", sketch)
     assert res.status is EditStatus.APPLIED, res.reason
     assert (tmp_path / "m.py").read_text() == _THREE.replace("return 2", "return 3")
+
+
+def test_a_nested_block_added_before_an_outer_elision_never_keeps_the_old_body(tmp_path: Path) -> None:
+    text = "def outer(xs):\n    def inner(x):\n        a = x + 1\n        b = a * 2\n        return b\n\n    out = [inner(x) for x in xs]\n    return out\n"
+    (tmp_path / "n.py").write_text(text)
+    sketch = "def outer(xs):\n    def inner(x):\n        if x < 0:\n            return 0\n    # ... existing code ...\n"
+    res = apply_sketch(tmp_path, "n.py", sketch)
+    assert res.status is EditStatus.FAILED and (tmp_path / "n.py").read_text() == text

@@ -51,6 +51,9 @@ FUZZY_THRESHOLD_SHORT = 0.95
 """Least similarity for a fuzzy match of one or two lines."""
 FUZZY_MARGIN = 0.10
 """How much better than any other region the best one must be."""
+SEARCH_ELSEWHERE = 0.85
+"""Least similarity to SEARCH of a region apart from the REPLACE text that makes an "already
+applied" claim uncertain (when it is also more like SEARCH than the REPLACE text's place)."""
 
 __all__ = [
     "FUZZY_MARGIN",
@@ -141,6 +144,8 @@ def locate(
         if isinstance(found, MatchFailure) and found.kind == "elision":
             # '...' lines that are not elisions (doctest continuation lines): let similarity try.
             elision_failure = found
+        elif isinstance(found, Match) and not found.already_applied and replace.strip():
+            return _made_elsewhere(text, replace, found) or found
         elif found is not None:
             return found
     applied = _applied_elsewhere(text, search, replace, view if level != "exact" else None)
@@ -249,6 +254,12 @@ def _applied_elsewhere(text: str, search: str, replace: str, view: FileView | No
     if hits or view is None:
         return None
     r_lines = split_lines(replace)
+    s_first = next((x for x in split_lines(search) if x.strip()), "")
+    r_first = next((x for x in r_lines if x.strip()), "")
+    if s_first[: len(s_first) - len(s_first.lstrip())] != r_first[: len(r_first) - len(r_first.lstrip())]:
+        # SEARCH and REPLACE begin at different indentations: the edit may be that change of
+        # indentation, which REPLACE found up to indentation cannot show to be made.
+        return None
     for strategy in (whitespace, indentation):
         cands = strategy(view, r_lines, r_lines)
         if len(cands) == 1:
@@ -258,6 +269,24 @@ def _applied_elsewhere(text: str, search: str, replace: str, view: FileView | No
         if cands:
             return None
     return None
+
+
+def _made_elsewhere(text: str, replace: str, found: Match) -> MatchFailure | None:
+    """SEARCH found only up to white space or indentation, while REPLACE stands exactly elsewhere:
+    the edit may be made already (a reply applied again, with a copy of the code at another
+    indentation), or not; refused as uncertain."""
+    hits = find_all(text, replace, limit=2)
+    if len(hits) != 1 or found.start <= hits[0] < found.end:
+        return None
+    line = line_of(text, hits[0])
+    return MatchFailure(
+        f"SEARCH matches at line {found.line} ({found.strategy}), and the REPLACE text already stands exactly at line "
+        f"{line}: whether the edit was made there already or is meant at line {found.line} is not certain. Copy the "
+        "lines exactly from the place meant, with a line around them that tells the places apart",
+        "ambiguous",
+        found.line,
+        candidates=sorted({found.line, line}),
+    )
 
 
 def searched_elsewhere(view: FileView, search: list[str], applied: Match) -> MatchFailure | None:
@@ -273,13 +302,23 @@ def searched_elsewhere(view: FileView, search: list[str], applied: Match) -> Mat
     first = applied.line - 1
     end = max(first + view.text.count("\n", applied.start, applied.end), first + 1)
     # How like SEARCH the REPLACE text's own place is: an edit made leaves its place like SEARCH
-    # in part (the lines it kept); a region must be clearly more like SEARCH to contradict it.
+    # in part (the lines it kept).
     own = region_score(view, search, first, end - first)
     for region in ranked_regions(view, search, limit=3)[0]:
-        if region.score is None or region.score < max(threshold, own + FUZZY_MARGIN):
+        if region.score is None:
             continue
         if first <= region.start and region.start + region.length <= end:
             continue  # SEARCH is like the REPLACE text itself: the edit made, as claimed
+        if region.start + region.length <= first or region.start >= end:
+            # Apart from the REPLACE text: the place the edit was meant for, when it is more like
+            # SEARCH than the REPLACE text's own place (a near twin of the edited code, or the
+            # code a misremembered SEARCH stands for).
+            if region.score < SEARCH_ELSEWHERE or region.score <= own:
+                continue
+        elif region.score < max(threshold, own + FUZZY_MARGIN):
+            # Overlapping it: only clearly more like SEARCH (a deletion whose removed line,
+            # misremembered, still stands next to the lines it kept).
+            continue
         line = region.start + 1
         shown = view.lines[region.start : region.start + region.length]
         return MatchFailure(

@@ -166,23 +166,24 @@ def _check_frame(
     window: Sequence[str],
     mapping: Sequence[int | None],
 ) -> None:
-    """SEARCH is indented unlike the file; refuse when a REPLACE line with its SEARCH line's text
-    stands at the file's indentation instead of SEARCH's. Then REPLACE may be written in the
-    file's indentation (shifting it like SEARCH would indent it twice) or in SEARCH's with a
-    change of indentation meant: which one is not certain."""
-    for tag, i1, i2, j1, j2 in ops:
-        if tag != "replace":
-            continue
-        for k in range(min(i2 - i1, j2 - j1)):
-            s, r, w = search[i1 + k], replace[j1 + k], mapping[i1 + k]
-            if w is None or not s.strip() or s.strip() != r.strip():
-                continue
-            if indent_of(r) == indent_of(window[w]) != indent_of(s):
-                raise DeltaError(
-                    f"SEARCH's line {quote(s.strip(), 60)} is indented unlike the file's, and REPLACE has it indented as "
-                    "the file does: whether REPLACE is written in the file's indentation or in SEARCH's is not certain. "
-                    "Copy SEARCH's lines exactly as the file has them, with their indentation"
-                )
+    """SEARCH is indented unlike the file; refuse when REPLACE begins at the file's indentation
+    instead of SEARCH's and repeats none of SEARCH's lines as they are. Then REPLACE may be
+    written in the file's indentation (shifting it like SEARCH would indent it twice) or in
+    SEARCH's with a change of indentation meant: which one is not certain. A REPLACE that repeats
+    a SEARCH line as it is shows SEARCH's indentation, and is shifted with it."""
+    if any(tag == "equal" and any(search[k].strip() for k in range(i1, i2)) for tag, i1, i2, _, _ in ops):
+        return
+    first = next((k for k, line in enumerate(search) if line.strip() and mapping[k] is not None), None)
+    new = next((line for line in replace if line.strip()), None)
+    if first is None or new is None:
+        return
+    s, w = search[first], window[mapping[first]]  # type: ignore[index]
+    if indent_of(new) == indent_of(w) != indent_of(s):
+        raise DeltaError(
+            f"SEARCH's line {quote(s.strip(), 60)} is indented unlike the file's, and REPLACE begins indented as "
+            "the file is: whether REPLACE is written in the file's indentation or in SEARCH's is not certain. "
+            "Copy SEARCH's lines exactly as the file has them, with their indentation"
+        )
 
 
 def apply_delta(

@@ -590,25 +590,25 @@ def _width(line: str) -> int:
 
 
 def _check_block_closed(run: _Run, sketch: list[str], lines: list[str], kept: list[str]) -> None:
-    """The elision after ``run`` stands left of the lines the run adds at its end (the sketch
-    closed the block they are in), yet the file lines it keeps continue that block: the old rest
-    of a body the sketch rewrote would be kept after the new one. Refused."""
-    # Only lines the sketch adds after its last line the file has: a run that ends on the file's
-    # own line leaves the elision to keep what follows that line, as it should.
-    last = next((x for x in reversed(run.lines[run.t + 1 :]) if x.strip()), None)
+    """The run adds lines after its last line the file has, then an elision stands no deeper
+    than that line (the sketch closed its block), yet the file lines the elision keeps continue
+    the block that line opens: the old rest of a body the sketch rewrote would be kept after the
+    new one. Refused."""
+    added = any(x.strip() for x in run.lines[run.t + 1 :])
     first_kept = next((x for x in kept if x.strip()), None)
     mark = run.first - 1 + len(run.lines)
-    if last is None or first_kept is None or mark >= len(sketch):
+    if not added or first_kept is None or mark >= len(sketch):
         return
     # The sketch's indentation read in the file's: by the run's first anchored line.
     offset = _width(lines[run.head]) - _width(run.lines[run.h])
-    depth, elided = _width(last) + offset, _width(sketch[mark]) + offset
-    if elided < depth <= _width(first_kept):
+    anchored, elided = _width(run.lines[run.t]) + offset, _width(sketch[mark]) + offset
+    if elided <= anchored < _width(first_kept):
         raise _Refused(
             f"the elision comment at line {mark + 1} of the sketch stands outside the block that "
-            f"{_quote(run.lines, run.first)} ends in, but the file's lines it would keep continue that block "
-            f"({first_kept.strip()[:60]!r}): the old lines would stay after the new ones. Write the whole block, "
-            "or put the elision comment inside it, indented as the lines it stands for",
+            f"{run.lines[run.t].strip()[:60]!r} opens, after {_quote(run.lines, run.first)} adds lines to it, but the "
+            f"file's lines it would keep continue that block ({first_kept.strip()[:60]!r}): the old lines would stay "
+            "after the new ones. Write the whole block, or put the elision comment inside it, indented as the lines "
+            "it stands for",
             mark + 1,
         )
 
