@@ -729,3 +729,36 @@ def test_a_nested_block_added_before_an_outer_elision_never_keeps_the_old_body(t
     sketch = "def outer(xs):\n    def inner(x):\n        if x < 0:\n            return 0\n    # ... existing code ...\n"
     res = apply_sketch(tmp_path, "n.py", sketch)
     assert res.status is EditStatus.FAILED and (tmp_path / "n.py").read_text() == text
+
+
+_JS = (
+    'import { join } from "path";\n\nconst cache = {};\n\nexport function load(root, key) {\n'
+    "  const path = join(root, key);\n  const data = read(path);\n  cache[key] = data;\n  return data;\n}\n\n"
+    "export function save(root, key, data) {\n  const path = join(root, key);\n  write(path, data);\n  cache[key] = data;\n}\n"
+)
+
+
+def test_a_closing_brace_after_a_body_elision_closes_that_block(tmp_path: Path) -> None:
+    # The usual shape of an editor's sketch: a line added at the top of a function, the rest of
+    # its body elided, its closing brace, then the rest of the file elided.
+    (tmp_path / "s.js").write_text(_JS)
+    sketch = (
+        "// ... existing code ...\nexport function load(root, key) {\n  if (key in cache) return cache[key];\n"
+        "  // ... existing code ...\n}\n// ... existing code ...\n"
+    )
+    res = apply_sketch(tmp_path, "s.js", sketch)
+    assert res.status is EditStatus.APPLIED, res.reason
+    assert (tmp_path / "s.js").read_text() == _JS.replace(
+        "export function load(root, key) {\n",
+        "export function load(root, key) {\n  if (key in cache) return cache[key];\n",
+    )
+
+
+def test_lines_added_to_a_body_before_a_top_level_elision_never_keep_the_old_body(tmp_path: Path) -> None:
+    (tmp_path / "s.js").write_text(_JS)
+    sketch = (
+        "// ... existing code ...\nexport function load(root, key) {\n  const path = join(root, key);\n"
+        "  return cache[key] ?? read(path);\n// ... existing code ...\n"
+    )
+    res = apply_sketch(tmp_path, "s.js", sketch)
+    assert res.status is EditStatus.FAILED and (tmp_path / "s.js").read_text() == _JS

@@ -381,6 +381,8 @@ class _Run:
     """Index in the run of its last anchored line."""
     places: int = 1
     """How many places of the file hold the run's first anchored line (before narrowing)."""
+    elision_before: str = ""
+    """The elision comment line right before the run, as the sketch has it."""
 
 
 class _File:
@@ -437,6 +439,10 @@ def _find_head(f: _File, run: _Run, lo: int) -> tuple[int, int, list[int]]:
             continue
         cands = _narrow(f, run, j, found, lo, n)
         if len(cands) > 1:
+            closing = _block_end(f, run, j, cands, lo)
+            if closing is not None:
+                return j, closing[0], closing  # the one place that closes the block: certain
+        if len(cands) > 1:
             raise _Refused(
                 f"{_quote(run.lines, run.first)} could go in several places of the file: its line {run.first + j} "
                 f"({run.lines[j].strip()[:60]!r}) is at {_places(cands)}, and the lines after it do not tell which is "
@@ -447,6 +453,29 @@ def _find_head(f: _File, run: _Run, lo: int) -> tuple[int, int, list[int]]:
             )
         return j, cands[0], found
     raise _Refused(_nowhere(f, run, lo), run.first, _earlier(f, run, lo))
+
+
+_CLOSERS = frozenset({"}", "};", "},", "})", "});", ")", ");", "]", "];", "end", "end;", "fi", "done", "esac"})
+"""Lines that only close a block: the sketch's closing brace after an elision inside a body."""
+
+
+def _block_end(f: _File, run: _Run, j: int, cands: list[int], lo: int) -> list[int] | None:
+    """For a part that starts with a line that only closes a block (``}``) right after an elision
+    comment indented deeper than it (one standing for the rest of a body): the one place that
+    closes the block the elision is in, the first such line after ``lo`` with only deeper or
+    blank lines before it; None when that is not so."""
+    if j != 0 or run.lines[0].strip() not in _CLOSERS or not run.after_elision:
+        return None
+    if _width(run.elision_before) <= _width(run.lines[0]):
+        return None
+    for c in sorted(cands):
+        if c < lo:
+            continue
+        depth = _width(f.lines[c])
+        if all(not x.strip() or _width(x) > depth for x in f.lines[lo:c]):
+            return [c]
+        return None
+    return None
 
 
 def _earlier(f: _File, run: _Run, lo: int) -> list[int]:
@@ -590,11 +619,11 @@ def _width(line: str) -> int:
 
 
 def _check_block_closed(run: _Run, sketch: list[str], lines: list[str], kept: list[str]) -> None:
-    """The run adds lines after its last line the file has, then an elision stands no deeper
-    than that line (the sketch closed its block), yet the file lines the elision keeps continue
-    the block that line opens: the old rest of a body the sketch rewrote would be kept after the
-    new one. Refused."""
-    added = any(x.strip() for x in run.lines[run.t + 1 :])
+    """The run adds lines after its last line the file has, in that line's block, then an elision
+    stands left of them (the sketch closed their block), yet the file lines the elision keeps
+    continue that block: the old rest of a body the sketch rewrote would be kept after the new
+    one. Refused."""
+    added = [x for x in run.lines[run.t + 1 :] if x.strip()]
     first_kept = next((x for x in kept if x.strip()), None)
     mark = run.first - 1 + len(run.lines)
     if not added or first_kept is None or mark >= len(sketch):
@@ -602,11 +631,13 @@ def _check_block_closed(run: _Run, sketch: list[str], lines: list[str], kept: li
     # The sketch's indentation read in the file's: by the run's first anchored line.
     offset = _width(lines[run.head]) - _width(run.lines[run.h])
     anchored, elided = _width(run.lines[run.t]) + offset, _width(sketch[mark]) + offset
-    if elided <= anchored < _width(first_kept):
+    depth = min(_width(x) for x in added) + offset
+    # The added lines stay in the block of the last line the file has (not a new member after
+    # it), the elision stands outside them, and the file's next lines are in that block too.
+    if elided < depth and anchored <= depth <= _width(first_kept):
         raise _Refused(
             f"the elision comment at line {mark + 1} of the sketch stands outside the block that "
-            f"{run.lines[run.t].strip()[:60]!r} opens, after {_quote(run.lines, run.first)} adds lines to it, but the "
-            f"file's lines it would keep continue that block ({first_kept.strip()[:60]!r}): the old lines would stay "
+            f"{_quote(run.lines, run.first)} adds lines to, but the file's lines it would keep continue that block ({first_kept.strip()[:60]!r}): the old lines would stay "
             "after the new ones. Write the whole block, or put the elision comment inside it, indented as the lines "
             "it stands for",
             mark + 1,
@@ -619,18 +650,21 @@ def _runs(sketch: list[str], marks: list[bool]) -> list[_Run]:
     cur: list[str] = []
     start = 0
     seen_elision = False
+    before = last = ""
     for i, (line, mark) in enumerate(zip(sketch, marks)):
         if mark:
             if any(x.strip() for x in cur):
-                runs.append(_Run(cur, [_key(x) for x in cur], start + 1, seen_elision, True))
+                runs.append(_Run(cur, [_key(x) for x in cur], start + 1, seen_elision, True, elision_before=before))
             cur = []
             seen_elision = True
+            last = line
             continue
         if not cur:
             start = i
+            before = last
         cur.append(line)
     if any(x.strip() for x in cur):
-        runs.append(_Run(cur, [_key(x) for x in cur], start + 1, seen_elision, False))
+        runs.append(_Run(cur, [_key(x) for x in cur], start + 1, seen_elision, False, elision_before=before))
     return runs
 
 
