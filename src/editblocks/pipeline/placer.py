@@ -490,6 +490,8 @@ def _apply_block(
         aider = _aider_reading(block)
         if aider and block.is_create and not block.new_file and state.text.strip():
             _append(block, res, state, path)
+            if res.already_applied:
+                return res
         elif block.is_create:
             if state.text.strip():
                 if state.text.rstrip("\n") == block.replace_text.rstrip("\n"):
