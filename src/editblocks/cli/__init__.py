@@ -19,6 +19,7 @@ from editblocks.cli.common import (
     COLOR_KEY,
     finish_apply,
     git_top_root,
+    no_blocks_json,
     no_blocks_message,
     reply_label,
 )
@@ -409,18 +410,7 @@ def apply(
             )
     if not parsed.blocks:
         if as_json:
-            click.echo(
-                json.dumps(
-                    {
-                        "format": parsed.format,
-                        "results": [],
-                        "files_modified": [],
-                        "shell_suggestions": parsed.shell_suggestions,
-                        "warnings": [{"line": w.line, "message": w.message} for w in parsed.warnings],
-                    },
-                    indent=2,
-                )
-            )
+            click.echo(no_blocks_json(parsed))
         from editblocks.cli.terminal import print_warnings
 
         print_warnings(make_console(stderr=True), parsed.warnings)

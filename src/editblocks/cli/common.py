@@ -4,11 +4,12 @@ note of the reply, ``--commit``)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from editblocks.models import ApplyResult
+    from editblocks.models import ApplyResult, ParsedResponse
 
 COLOR_KEY = "editblocks.color"
 """Where ``--color/--no-color`` is kept in the click context's ``meta``."""
@@ -28,6 +29,20 @@ def no_blocks_message(text: str, fmt: str | None) -> str:
                 "to write them, apply it with --format whole"
             )
     return "no edit blocks found in the reply"
+
+
+def no_blocks_json(parsed: ParsedResponse) -> str:
+    """``--json`` for a reply without blocks: its format guess, warnings and shell suggestions."""
+    return json.dumps(
+        {
+            "format": parsed.format,
+            "results": [],
+            "files_modified": [],
+            "shell_suggestions": parsed.shell_suggestions,
+            "warnings": [{"line": w.line, "message": w.message} for w in parsed.warnings],
+        },
+        indent=2,
+    )
 
 
 def reply_label(reply: str, text: str) -> str:

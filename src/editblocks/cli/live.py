@@ -133,18 +133,9 @@ def apply_stdin(
 def _no_blocks(stream: ApplyStream, as_json: bool, data: bytes, fmt: str | None) -> None:
     parsed = stream.parser.response()
     if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "format": parsed.format,
-                    "results": [],
-                    "files_modified": [],
-                    "shell_suggestions": parsed.shell_suggestions,
-                    "warnings": [{"line": w.line, "message": w.message} for w in parsed.warnings],
-                },
-                indent=2,
-            )
-        )
+        from editblocks.cli.common import no_blocks_json
+
+        click.echo(no_blocks_json(parsed))
     err = make_console(stderr=True)
     print_warnings(err, parsed.warnings)
     from editblocks.cli.common import no_blocks_message
