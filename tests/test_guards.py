@@ -372,3 +372,10 @@ def test_a_reply_applied_again_does_not_edit_a_copy_at_another_indentation(tmp_p
     made = (tmp_path / "p.py").read_text()
     (again,) = editblocks.apply_edits([block], tmp_path).results
     assert again.status is not EditStatus.APPLIED and (tmp_path / "p.py").read_text() == made
+
+
+@pytest.mark.parametrize("level", ["tolerant", "fuzzy"])
+def test_a_blank_search_in_an_empty_text_finds_no_place(level: str) -> None:
+    # An empty file has no line for a blank SEARCH line to stand on: no place, no crash.
+    found = locate("", "\n", "x\n", level=level)
+    assert isinstance(found, MatchFailure)

@@ -152,7 +152,12 @@ class FileView:
             joined = "\n".join(chain(items, ("",))) if self.lines else "\n"
             self._joined[name] = joined
         needle = "".join(norm(line) + "\n" for line in search)
-        return [joined.count("\n", 0, off) for off in find_all(joined, needle, limit)]
+        # A place is where all of ``search`` fits in the file's lines (an empty file has none).
+        return [
+            i
+            for i in (joined.count("\n", 0, off) for off in find_all(joined, needle, limit))
+            if i + len(search) <= len(self.lines)
+        ]
 
 
 _rstrip = str.rstrip
