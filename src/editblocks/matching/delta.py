@@ -173,11 +173,11 @@ def _check_frame(
     a SEARCH line as it is shows SEARCH's indentation, and is shifted with it."""
     if any(tag == "equal" and any(search[k].strip() for k in range(i1, i2)) for tag, i1, i2, _, _ in ops):
         return
-    first = next((k for k, line in enumerate(search) if line.strip() and mapping[k] is not None), None)
+    pair = next(((line, window[w]) for line, w in zip(search, mapping) if line.strip() and w is not None), None)
     new = next((line for line in replace if line.strip()), None)
-    if first is None or new is None:
+    if pair is None or new is None:
         return
-    s, w = search[first], window[mapping[first]]  # type: ignore[index]
+    s, w = pair
     if indent_of(new) == indent_of(w) != indent_of(s):
         raise DeltaError(
             f"SEARCH's line {quote(s.strip(), 60)} is indented unlike the file's, and REPLACE begins indented as "
