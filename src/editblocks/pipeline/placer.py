@@ -476,6 +476,8 @@ def _apply_block(
             if isinstance(reading, str):
                 raise _Failure(reading)
             old_lines, new_lines = reading
+            if old_lines == new_lines:
+                res.notes.append("SEARCH and REPLACE are the same: the block changes nothing")
             if new_lines != block.new_lines and any(is_elision(x) for x in block.new_lines.split("\n")):
                 res.notes.append("REPLACE's elision lines were read as the SEARCH lines they stand for")
             if block.other_splits:
@@ -624,6 +626,30 @@ def _drop_empty_end(text: str) -> str:
     return text[:-1] if text.endswith("\n\n") or text == "\n" else text
 
 
+def _aider_read(old: str, new: str, text: str | FileLines) -> tuple[str, str] | str:
+    """SEARCH and REPLACE as aider reads them: one trailing empty line of each is not text.
+
+    When that reading leaves nothing to change while the text as written differs, the empty
+    line is the edit's whole change (a blank line added or removed): both are read as written
+    when the file holds SEARCH so, since dropping it would report success for an edit left undone."""
+    dropped_old, dropped_new = _drop_empty_end(old), _drop_empty_end(new)
+    if dropped_old == dropped_new and old != new and old.strip():
+        if _holds_lines(text, old):
+            return old, new
+        return (
+            "the block only adds or removes the empty line at the end of SEARCH or REPLACE, and the file "
+            "does not hold SEARCH as written (with its empty lines); copy SEARCH from the file, and put a "
+            "line of code after an empty line to add or remove"
+        )
+    return dropped_old, dropped_new
+
+
+def _holds_lines(text: str | FileLines, part: str) -> bool:
+    """Whether ``text`` holds ``part`` (whole lines ending with a newline) starting at a line start."""
+    whole = text if isinstance(text, str) else text.text
+    return whole.startswith(part) or ("\n" + part) in whole
+
+
 def block_reading(block: EditBlock, text: str | FileLines, path: str) -> tuple[str, str] | str:
     """The (old, new) lines a block is applied with to ``path``, whose text is ``text``, or the
     reason it cannot be read with certainty.
@@ -635,7 +661,10 @@ def block_reading(block: EditBlock, text: str | FileLines, path: str) -> tuple[s
     """
     old, new = block.old_lines, block.new_lines
     if block.raw_block and _aider_reading(block):
-        old, new = _drop_empty_end(old), _drop_empty_end(new)
+        aider = _aider_read(old, new, text)
+        if isinstance(aider, str):
+            return aider
+        old, new = aider
     numbered = strip_line_numbers(old, new, text)
     if isinstance(numbered, str):
         return numbered

@@ -1,0 +1,7 @@
+import os
+
+def a():
+    return 1
+
+def b():
+    return 2

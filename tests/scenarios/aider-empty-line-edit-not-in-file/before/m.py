@@ -1,0 +1,3 @@
+import os
+def a():
+    return 1
