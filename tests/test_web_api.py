@@ -20,6 +20,7 @@ pytest.importorskip("uvicorn", reason="the review page needs the web extra: pip 
 from starlette.testclient import TestClient
 
 import editblocks
+from editblocks import ApplyOptions
 from editblocks.pipeline.feedback import feedback_message
 from editblocks.web import create_app, missing_dependency
 from editblocks.web.highlight import char_changes, diff_rows, render_line, token_lines
@@ -512,7 +513,8 @@ def test_no_delete_previews_deletes_and_moves_as_failed_and_apply_keeps_the_file
     # The page without the option proposes to delete and to move.
     assert by_status(new_review(client, DELETE_AND_MOVE)) == ["will_apply", "will_apply", "will_apply"]
     refusing = TestClient(
-        create_app(project, allow_delete=False, allowed_hosts=["testserver"]), base_url="http://testserver"
+        create_app(project, options=ApplyOptions(allow_delete=False), allowed_hosts=["testserver"]),
+        base_url="http://testserver",
     )
     assert refusing.get("/api/state").json()["allow_delete"] is False
     view = new_review(refusing, DELETE_AND_MOVE)
@@ -802,7 +804,8 @@ def test_review_commands_pass_no_delete_and_their_other_options_to_the_page(proj
     assert result.exit_code == 0, result.output
     assert runner.invoke(main, ["apply", "--review", reply, "--root", root]).exit_code == 0
     assert runner.invoke(main, ["serve", reply, "--root", root, "--no-delete"]).exit_code == 0
-    assert [(c["allow_delete"], c["match"], c["git_add"], c["continue_after_failure"]) for c in served] == [
+    options = [c["options"] for c in served]
+    assert [(o.allow_delete, o.match, o.git_add, o.continue_after_failure) for o in options] == [
         (False, "exact", True, True),
         (True, None, False, False),
         (False, None, False, False),

@@ -709,6 +709,7 @@ def _serve_review(
     problem = missing_dependency()
     if problem:
         raise UsageError(problem)
+    from editblocks.pipeline.placer import ApplyOptions
     from editblocks.web.server import run_review
 
     stream = None
@@ -726,11 +727,13 @@ def _serve_review(
             reply_stream=stream,
             host=host or "127.0.0.1",
             port=port,
-            format=fmt,
-            match=match_level,
-            continue_after_failure=continue_after_failure,
-            git_add=git_add,
-            allow_delete=allow_delete,
+            options=ApplyOptions(
+                format=fmt,
+                match=match_level,
+                continue_after_failure=continue_after_failure,
+                git_add=git_add,
+                allow_delete=allow_delete,
+            ),
             browser=open_browser,
             token=token,
             echo=lambda line: click.echo(line, err=False),

@@ -212,12 +212,12 @@ def run_command(
         problem = missing_dependency()
         if problem:
             raise _usage_error(problem)
+        from editblocks.pipeline.placer import ApplyOptions
         from editblocks.web.server import ReviewServer
 
+        options = ApplyOptions(format=fmt, match=match, allow_delete=allow_delete)
         try:
-            server = ReviewServer(
-                root, port=port, format=fmt, match=match, allow_delete=allow_delete, token=token
-            ).start()
+            server = ReviewServer(root, port=port, options=options, token=token).start()
         except (OSError, RuntimeError) as exc:
             raise _usage_error(f"cannot start the review page: {exc}") from None
         # Nothing is written here: the person applies the blocks from the page.

@@ -94,6 +94,17 @@ def apply_edits(
         max_file_bytes=max_file_bytes,
         lock_timeout=lock_timeout,
     )
+    return apply_with_options(source, root, options)
+
+
+def apply_with_options(
+    source: str | bytes | ParsedResponse | Iterable[EditBlock] | Iterable[str | bytes],
+    root: str | os.PathLike[str],
+    options: ApplyOptions,
+) -> ApplyResult:
+    """:func:`apply_edits` with its options in one :class:`ApplyOptions` (for callers that keep
+    them, such as the review page)."""
+    format, max_reply_bytes = options.format, options.max_reply_bytes
     if isinstance(source, (bytes, bytearray)):
         # A whole reply as bytes: UTF-8, or one legacy encoding throughout (ReplyDecodeError otherwise).
         source = decode_reply(bytes(source))
@@ -109,7 +120,7 @@ def apply_edits(
         if chunks is not None:
             return apply_stream(chunks, root, options=options)
         parsed = ParsedResponse(blocks=blocks or [], format=format)
-    workspace = Workspace(root, max_file_bytes=max_file_bytes)
-    drift = DriftCheck(base, workspace) if base is not None else None
-    with nullcontext() if dry_run else root_lock(workspace.root, timeout=lock_timeout):
+    workspace = Workspace(root, max_file_bytes=options.max_file_bytes)
+    drift = DriftCheck(options.base, workspace) if options.base is not None else None
+    with nullcontext() if options.dry_run else root_lock(workspace.root, timeout=options.lock_timeout):
         return apply_parsed(parsed, workspace, options, drift)

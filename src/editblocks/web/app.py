@@ -29,6 +29,7 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from http.cookies import SimpleCookie
 from importlib import resources
 from pathlib import Path
@@ -47,6 +48,7 @@ from editblocks import __version__
 from editblocks.files.workspace import DEFAULT_MAX_REPLY_BYTES, PathError, Workspace, WorkspaceError, check_reply_size
 from editblocks.formats import FORMATS
 from editblocks.matching import LEVELS
+from editblocks.pipeline.placer import ApplyOptions
 from editblocks.web.highlight import pygments_css
 from editblocks.web.live import LiveReply
 from editblocks.web.recording import UndoUnavailable, undo_last, undo_status
@@ -72,11 +74,7 @@ class AppState:
         self,
         root: str | Path,
         *,
-        format: str | None = None,
-        match: str | None = None,
-        continue_after_failure: bool = False,
-        git_add: bool = False,
-        allow_delete: bool = True,
+        options: ApplyOptions | None = None,
         allowed_hosts: list[str] | None = None,
         token: str | None = None,
         echo: Callable[[str], None] | None = None,
@@ -88,14 +86,10 @@ class AppState:
         self.on_done: Callable[[], None] | None = None
         self.exit_status: int | None = None
         self.token = token or None
-        self.format = format
-        self.match = match
-        self.continue_after_failure = continue_after_failure
-        self.git_add = git_add
-        self.allow_delete = allow_delete
+        self.options = options or ApplyOptions()
         self.allowed_hosts = {h.lower() for h in (allowed_hosts or ["127.0.0.1", "localhost"])}
         self.reviews: OrderedDict[str, Review] = OrderedDict()
-        self.live = LiveReply(format)
+        self.live = LiveReply(self.options.format)
         self.closing = False
         self._lock = threading.RLock()
         self._live_cache: tuple[tuple[Any, ...], dict[str, Any] | None] | None = None
@@ -111,15 +105,7 @@ class AppState:
     # -- reviews -----------------------------------------------------------------------------
 
     def new_review(self, reply: str, format: str | None, match: str | None) -> Review:
-        review = Review(
-            self.root,
-            reply,
-            format=format,
-            match=match,
-            continue_after_failure=self.continue_after_failure,
-            git_add=self.git_add,
-            allow_delete=self.allow_delete,
-        )
+        review = Review(self.root, reply, options=replace(self.options, format=format, match=match))
         with self._lock:
             self.reviews[review.id] = review
             while len(self.reviews) > MAX_REVIEWS:
@@ -148,7 +134,7 @@ class AppState:
         """Start receiving a new reply; pages watching the old one switch to it."""
         with self._lock:
             old = self.live
-            self.live = LiveReply(format or self.format)
+            self.live = LiveReply(format or self.options.format)
             self.reviews.pop(LIVE_ID, None)
             self._live_cache = None
         old.wake()
@@ -161,16 +147,7 @@ class AppState:
             snap = live.snapshot()
             review = self.reviews.get(LIVE_ID)
             if snap.active and review is None:
-                review = Review(
-                    self.root,
-                    format=self.format,
-                    match=self.match,
-                    continue_after_failure=self.continue_after_failure,
-                    git_add=self.git_add,
-                    allow_delete=self.allow_delete,
-                    review_id=LIVE_ID,
-                    parse=False,
-                )
+                review = Review(self.root, options=self.options, review_id=LIVE_ID, parse=False)
                 self.reviews[LIVE_ID] = review
             if review is not None and (
                 len(review.slots) != len(snap.blocks) or review.done != snap.done or review.reply != snap.text
@@ -386,9 +363,9 @@ async def get_state(request: Request) -> Response:
         {
             "version": __version__,
             "root": str(state.root),
-            "format": state.format,
-            "match": state.match,
-            "allow_delete": state.allow_delete,
+            "format": state.options.format,
+            "match": state.options.match,
+            "allow_delete": state.options.allow_delete,
             "formats": list(FORMATS),
             "match_levels": list(LEVELS),
             "live": {"active": live.active, "done": live.done, "session": live.session},
@@ -406,8 +383,8 @@ async def create_review(request: Request) -> Response:
         raise ReviewError("the reply is empty: paste a model's reply")
     check_reply_size(reply)
     fmt = _option(data, "format", FORMATS)
-    match = _option(data, "match", LEVELS) or state.match
-    review = await run_in_threadpool(state.new_review, reply, fmt or state.format, match)
+    match = _option(data, "match", LEVELS) or state.options.match
+    review = await run_in_threadpool(state.new_review, reply, fmt or state.options.format, match)
     view = await run_in_threadpool(review.view)
     return JSONResponse(view, status_code=201)
 
@@ -636,11 +613,7 @@ async def _review_error(request: Request, exc: Exception) -> Response:
 def create_app(
     root: str | Path = ".",
     *,
-    format: str | None = None,
-    match: str | None = None,
-    continue_after_failure: bool = False,
-    git_add: bool = False,
-    allow_delete: bool = True,
+    options: ApplyOptions | None = None,
     allowed_hosts: list[str] | None = None,
     token: str | None = None,
     echo: Callable[[str], None] | None = None,
@@ -648,20 +621,18 @@ def create_app(
 ) -> Starlette:
     """The review application for the files under ``root``.
 
+    ``options`` are how the page's previews and applies read and place blocks (the reply's
+    format, the match level, continuing after a failure, ``git add``; ``allow_delete=False``:
+    blocks that delete or move files fail, in the preview and when applied).
     ``allowed_hosts`` are the ``Host`` header values the server answers to (``host:port``);
-    the page's own origin is ``http://`` one of them. ``allow_delete=False``: blocks that
-    delete or move files fail, in the preview and when applied. ``token``: every request must
+    the page's own origin is ``http://`` one of them. ``token``: every request must
     carry it (see the module's docstring); None serves anyone who can reach the address.
     ``echo``: told what the page applies, undoes and cancels. ``exit_on_done``: the page shows
     Done, and ``POST /api/done`` calls ``state.on_done`` (``apply --review`` then exits).
     """
     state = AppState(
         root,
-        format=format,
-        match=match,
-        continue_after_failure=continue_after_failure,
-        git_add=git_add,
-        allow_delete=allow_delete,
+        options=options,
         allowed_hosts=allowed_hosts,
         token=token,
         echo=echo,

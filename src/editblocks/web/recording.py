@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from editblocks.files.workspace import Workspace, WorkspaceError
 from editblocks.models import ApplyResult, EditBlock
-from editblocks.pipeline.api import apply_edits
+from editblocks.pipeline.api import apply_with_options
+from editblocks.pipeline.placer import ApplyOptions
 
 try:  # the undo journal
     from editblocks.files import journal as _journal
@@ -71,22 +72,12 @@ def undo_status(root: str | os.PathLike[str]) -> dict[str, Any]:
 def apply_recorded(
     blocks: Sequence[EditBlock],
     root: str | os.PathLike[str],
-    *,
-    match: str | None = None,
-    continue_after_failure: bool = False,
-    git_add: bool = False,
-    allow_delete: bool = True,
+    options: ApplyOptions,
 ) -> tuple[ApplyResult, int | None]:
-    """Apply ``blocks`` for real; returns the result and the id of its journal entry (None: not recorded)."""
+    """Apply ``blocks`` for real with ``options``; returns the result and the id of its journal
+    entry (None: not recorded)."""
     last = last_entry_id(root)
-    result = apply_edits(
-        list(blocks),
-        root,
-        match=match,
-        continue_after_failure=continue_after_failure,
-        git_add=git_add,
-        allow_delete=allow_delete,
-    )
+    result = apply_with_options(list(blocks), root, replace(options, dry_run=False))
     if not result.files_modified:
         return result, None
     return result, _entry_for(root, last, set(result.files_modified))

@@ -11,15 +11,16 @@ import dataclasses
 import hashlib
 import secrets
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from html import escape
 from pathlib import Path
 from typing import Any
 
 from editblocks.files.workspace import BinaryFileError, FileMissingError, Workspace
 from editblocks.models import ApplyResult, EditBlock, EditResult, EditStatus, ParseWarning
-from editblocks.pipeline.api import apply_edits
+from editblocks.pipeline.api import apply_with_options
 from editblocks.pipeline.feedback import feedback_message
+from editblocks.pipeline.placer import ApplyOptions
 from editblocks.quoting import percent
 from editblocks.reading.reader import parse_response, split_reply
 from editblocks.status import Strategy
@@ -128,20 +129,13 @@ class Review:
         root: str | Path,
         reply: str = "",
         *,
-        format: str | None = None,
-        match: str | None = None,
-        continue_after_failure: bool = False,
-        git_add: bool = False,
-        allow_delete: bool = True,
+        options: ApplyOptions | None = None,
         review_id: str | None = None,
         parse: bool = True,
     ) -> None:
         self.id = review_id or secrets.token_hex(6)
         self.root = Workspace(root).root
-        self.match = match
-        self.continue_after_failure = continue_after_failure
-        self.git_add = git_add
-        self.allow_delete = allow_delete
+        self.options = options or ApplyOptions()
         self.revision = 0
         self.page = 0
         self.done = True
@@ -153,7 +147,7 @@ class Review:
         self.shell_suggestions: list[str] = []
         self.format: str | None = None
         if parse:
-            parsed = parse_response(reply, format)
+            parsed = parse_response(reply, self.options.format)
             self.sync(reply, parsed.blocks, parsed.warnings, parsed.shell_suggestions, parsed.format)
 
     # -- the blocks ---------------------------------------------------------------------
@@ -222,14 +216,7 @@ class Review:
     def _dry_run(self, blocks: list[EditBlock]) -> ApplyResult:
         if not blocks:
             return ApplyResult(dry_run=True)
-        return apply_edits(
-            blocks,
-            self.root,
-            dry_run=True,
-            match=self.match,
-            continue_after_failure=self.continue_after_failure,
-            allow_delete=self.allow_delete,
-        )
+        return apply_with_options(blocks, self.root, replace(self.options, dry_run=True))
 
     def _block_rows(
         self, blocks: list[EditBlock], dry: ApplyResult, wanted: set[int] | None = None
@@ -355,7 +342,7 @@ class Review:
                 "revision": self.revision,
                 "root": str(self.root),
                 "format": self.format,
-                "match": self.match,
+                "match": self.options.match,
                 "done": self.done,
                 "blocks": views,
                 "statuses": statuses,
@@ -564,14 +551,7 @@ class Review:
             chosen_blocks = [self.slots[i].current for i in chosen]
             planned = self._dry_run(chosen_blocks)
             planned_rows = self._block_rows(chosen_blocks, planned)
-            result, entry = apply_recorded(
-                chosen_blocks,
-                self.root,
-                match=self.match,
-                continue_after_failure=self.continue_after_failure,
-                git_add=self.git_add,
-                allow_delete=self.allow_delete,
-            )
+            result, entry = apply_recorded(chosen_blocks, self.root, self.options)
             batch = _Batch(
                 number=len(self._batches) + 1,
                 entry=entry,

@@ -16,6 +16,7 @@ from typing import IO
 
 import uvicorn
 
+from editblocks.pipeline.placer import ApplyOptions
 from editblocks.web.app import AppState, create_app
 
 DEFAULT_HOST = "127.0.0.1"
@@ -72,9 +73,10 @@ class ReviewServer:
     """The review page for the files under ``root``, served on ``host:port``.
 
     ``port=None`` tries :data:`DEFAULT_PORT` and takes any free port when it is busy; 0 always
-    takes a free port. Every request must carry the run's secret ``token`` (see :attr:`url`,
-    which holds it), so that other programs and users on the machine cannot write through the
-    page; ``token=False`` serves anyone who can reach the address.
+    takes a free port. ``options``: how blocks are read and placed. Every request must carry
+    the run's secret ``token`` (see :attr:`url`, which holds it), so that other programs and
+    users on the machine cannot write through the page; ``token=False`` serves anyone who can
+    reach the address.
     """
 
     def __init__(
@@ -83,11 +85,7 @@ class ReviewServer:
         *,
         host: str = DEFAULT_HOST,
         port: int | None = None,
-        format: str | None = None,
-        match: str | None = None,
-        continue_after_failure: bool = False,
-        git_add: bool = False,
-        allow_delete: bool = True,
+        options: ApplyOptions | None = None,
         token: str | bool = True,
         echo: Callable[[str], None] | None = None,
         exit_on_done: bool = False,
@@ -106,11 +104,7 @@ class ReviewServer:
         self.port = self.socket.getsockname()[1]
         self.app = create_app(
             root,
-            format=format,
-            match=match,
-            continue_after_failure=continue_after_failure,
-            git_add=git_add,
-            allow_delete=allow_delete,
+            options=options,
             allowed_hosts=_host_names(host, self.port),
             token=self.token,
             echo=echo,
@@ -220,11 +214,7 @@ def run_review(
     reply_stream: IO[bytes] | None = None,
     host: str = DEFAULT_HOST,
     port: int | None = None,
-    format: str | None = None,
-    match: str | None = None,
-    continue_after_failure: bool = False,
-    git_add: bool = False,
-    allow_delete: bool = True,
+    options: ApplyOptions | None = None,
     browser: bool | None = None,
     token: str | bool = True,
     echo: Callable[[str], None] = print,
@@ -232,8 +222,8 @@ def run_review(
 ) -> int | None:
     """Serve the review page until Ctrl-C, showing ``reply_text``, or a reply read from
     ``reply_stream`` as it arrives. ``browser``: True opens one, None opens one when a desktop
-    is there, False never does. ``allow_delete=False``: blocks that delete or move files fail,
-    in the preview and when applied. ``token``: as for :class:`ReviewServer`.
+    is there, False never does. ``options``: how blocks are read and placed (see
+    :func:`~editblocks.web.app.create_app`). ``token``: as for :class:`ReviewServer`.
 
     What the page applies, undoes and cancels is told to ``echo``. ``exit_on_done``: the page
     has a Done button that stops the server; the answer is then 0 when every block of the
@@ -242,11 +232,7 @@ def run_review(
         root,
         host=host,
         port=port,
-        format=format,
-        match=match,
-        continue_after_failure=continue_after_failure,
-        git_add=git_add,
-        allow_delete=allow_delete,
+        options=options,
         token=token,
         echo=echo,
         exit_on_done=exit_on_done,
