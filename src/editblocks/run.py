@@ -842,33 +842,69 @@ def _options(
     }
 
 
-def _start(
-    request: str,
-    files: Sequence[str | os.PathLike[str]],
-    *,
-    root: str | os.PathLike[str],
-    format: str,
-    model: str | None,
-    max_retries: int,
-    dry_run: bool,
-    read_only: Sequence[str | os.PathLike[str]],
-    summaries: str | Mapping[str, str] | None,
-    match: str | None,
-    continue_after_failure: bool,
-    allow_delete: bool,
-    base_url: str | None,
-    timeout: float | None,
-    on_event: Callable[[RunEvent], Any] | None,
-) -> _Loop:
+@dataclass
+class _Arguments:
+    """The arguments of :func:`run_request` and :func:`arun_request`, which take the same ones."""
+
+    request: str
+    files: Sequence[str | os.PathLike[str]]
+    root: str | os.PathLike[str]
+    format: str
+    model: str | None
+    base_url: str | None
+    api_key: str | None
+    max_retries: int
+    dry_run: bool
+    read_only: Sequence[str | os.PathLike[str]]
+    summaries: str | Mapping[str, str] | None
+    match: str | None
+    continue_after_failure: bool
+    allow_delete: bool
+    client: Any
+    request_options: Mapping[str, Any] | None
+    timeout: float | None
+    cancel: Cancel | None
+    on_event: Callable[[RunEvent], Any] | None
+
+
+def _start(args: _Arguments, make: Callable[[str | None, str | None], Any]) -> tuple[_Loop, Any, Callable[[], bool]]:
+    """The loop of one run, its client (made with ``make`` when not given) and its cancel check."""
+    model = resolve_model(args.model)
+    client = args.client if args.client is not None else make(args.api_key, args.base_url)
+    shown_url = str(getattr(client, "base_url", "") or args.base_url or "") or None
     messages = build_messages(
-        format, request, files=list(files), read_only=list(read_only), summaries=summaries, root=root
+        args.format,
+        args.request,
+        files=list(args.files),
+        read_only=list(args.read_only),
+        summaries=args.summaries,
+        root=args.root,
     )
-    assert model is not None
     summary = RunSummary(
-        request=request, model=model, dry_run=dry_run, max_retries=max(max_retries, 0), messages=messages
+        request=args.request,
+        model=model,
+        dry_run=args.dry_run,
+        max_retries=max(args.max_retries, 0),
+        messages=messages,
     )
-    options = _options(root, dry_run, match, continue_after_failure, allow_delete)
-    return _Loop(summary, format, on_event or (lambda event: None), options, base_url, timeout)
+    options = _options(args.root, args.dry_run, args.match, args.continue_after_failure, args.allow_delete)
+    loop = _Loop(summary, args.format, args.on_event or (lambda event: None), options, shown_url, args.timeout)
+    return loop, client, _cancel_check(args.cancel)
+
+
+@contextlib.contextmanager
+def _round(loop: _Loop) -> Iterator[None]:
+    """One request and its reply: a cancel stops the loop, an endpoint or stream error ends the
+    round (the loop records it), any other error stops the loop and propagates."""
+    try:
+        yield
+    except _Cancelled:
+        loop.stop(cancelled=True)
+    except Exception as exc:
+        if not isinstance(exc, _StreamFailure) and not _is_round_error(exc):
+            loop.stop()
+            raise
+        loop.fail(exc)
 
 
 def resolve_model(model: str | None = None) -> str:
@@ -927,42 +963,16 @@ def run_request(
     error of the endpoint or of its stream, or Ctrl-C, ends the loop: the summary says so
     (``error``, ``interrupted``), and the reply being received then is not written.
     """
-    model = resolve_model(model)
-    if client is None:
-        client = make_client(api_key, base_url)
-    shown_url = str(getattr(client, "base_url", "") or base_url or "") or None
-    cancelled = _cancel_check(cancel)
-    loop = _start(
-        request,
-        files,
-        root=root,
-        format=format,
-        model=model,
-        max_retries=max_retries,
-        dry_run=dry_run,
-        read_only=read_only,
-        summaries=summaries,
-        match=match,
-        continue_after_failure=continue_after_failure,
-        allow_delete=allow_delete,
-        base_url=shown_url,
-        timeout=timeout,
-        on_event=on_event,
-    )
+    args = _Arguments(**locals())
+    loop, client, cancelled = _start(args, make_client)
     try:
         while (messages := loop.next_request()) is not None:
-            reply = _ThreadedReply(client, _request(model, messages, request_options or {}, timeout))
+            reply = _ThreadedReply(client, _request(loop.summary.model, messages, request_options or {}, timeout))
             try:
-                for chunk in reply.chunks(cancelled):
-                    loop.chunk(*_parse_chunk(chunk))
-                loop.end()
-            except _Cancelled:
-                loop.stop(cancelled=True)
-            except Exception as exc:
-                if not isinstance(exc, _StreamFailure) and not _is_round_error(exc):
-                    loop.stop()
-                    raise
-                loop.fail(exc)
+                with _round(loop):
+                    for chunk in reply.chunks(cancelled):
+                        loop.chunk(*_parse_chunk(chunk))
+                    loop.end()
             finally:
                 reply.close()
     except KeyboardInterrupt:
@@ -997,59 +1007,32 @@ async def arun_request(
 
     ``cancel`` may also be an ``asyncio.Event``. Cancelling the task itself also writes nothing
     of the reply being received, and the cancellation propagates."""
-    model = resolve_model(model)
-    if client is None:
-        client = make_async_client(api_key, base_url)
-    shown_url = str(getattr(client, "base_url", "") or base_url or "") or None
-    cancelled = _cancel_check(cancel)
-    loop = _start(
-        request,
-        files,
-        root=root,
-        format=format,
-        model=model,
-        max_retries=max_retries,
-        dry_run=dry_run,
-        read_only=read_only,
-        summaries=summaries,
-        match=match,
-        continue_after_failure=continue_after_failure,
-        allow_delete=allow_delete,
-        base_url=shown_url,
-        timeout=timeout,
-        on_event=on_event,
-    )
+    args = _Arguments(**locals())
+    loop, client, cancelled = _start(args, make_async_client)
     try:
         while (messages := loop.next_request()) is not None:
             stream: Any = None
             try:
-                try:
-                    stream = await _until(
-                        _aopen(client, _request(model, messages, request_options or {}, timeout)), cancelled
-                    )
-                except (_Cancelled, asyncio.CancelledError):
-                    raise
-                except Exception as exc:
-                    raise _StreamFailure(exc, False) from exc
-                chunks = stream.__aiter__()
-                while True:
+                with _round(loop):
                     try:
-                        chunk = await _until(chunks.__anext__(), cancelled)
-                    except StopAsyncIteration:
-                        break
+                        request_args = _request(loop.summary.model, messages, request_options or {}, timeout)
+                        stream = await _until(_aopen(client, request_args), cancelled)
                     except (_Cancelled, asyncio.CancelledError):
                         raise
                     except Exception as exc:
-                        raise _StreamFailure(exc, True) from exc
-                    loop.chunk(*_parse_chunk(chunk))
-                loop.end()
-            except _Cancelled:
-                loop.stop(cancelled=True)
-            except Exception as exc:
-                if not isinstance(exc, _StreamFailure) and not _is_round_error(exc):
-                    loop.stop()
-                    raise
-                loop.fail(exc)
+                        raise _StreamFailure(exc, False) from exc
+                    chunks = stream.__aiter__()
+                    while True:
+                        try:
+                            chunk = await _until(chunks.__anext__(), cancelled)
+                        except StopAsyncIteration:
+                            break
+                        except (_Cancelled, asyncio.CancelledError):
+                            raise
+                        except Exception as exc:
+                            raise _StreamFailure(exc, True) from exc
+                        loop.chunk(*_parse_chunk(chunk))
+                    loop.end()
             finally:
                 if stream is not None:
                     try:
