@@ -217,16 +217,7 @@ class PatchParser(LineParser):
                 return
         if state == _DELETE and op is not None:
             # The line after '*** Delete File' arrived: that line was complete.
-            self._emit(
-                EditBlock(
-                    file_path=op.path,
-                    delete=True,
-                    format=FORMAT,
-                    line_number=op.start,
-                    end_line=op.start,
-                    raw_block=self.lines[op.start - 1] + "\n",
-                )
-            )
+            self._emit_delete(op)
             self._op = None
             self._state = _ENVELOPE
             self._line(line, n)
@@ -345,16 +336,7 @@ class PatchParser(LineParser):
                 )
             )
         elif op.kind == "delete":
-            self._emit(
-                EditBlock(
-                    file_path=op.path,
-                    delete=True,
-                    format=FORMAT,
-                    line_number=op.start,
-                    end_line=op.start,
-                    raw_block=self.lines[op.start - 1] + "\n",
-                )
-            )
+            self._emit_delete(op)
         elif op.kind == "update":
             if state == _CHUNK:
                 self._end_chunk(op, last=True)
@@ -418,6 +400,19 @@ class PatchParser(LineParser):
         )
         if move_to is not None:
             op.move_to = None
+
+    def _emit_delete(self, op: _Op) -> None:
+        """The block of a '*** Delete File' line."""
+        self._emit(
+            EditBlock(
+                file_path=op.path,
+                delete=True,
+                format=FORMAT,
+                line_number=op.start,
+                end_line=op.start,
+                raw_block=self.lines[op.start - 1] + "\n",
+            )
+        )
 
     def _emit(self, block: EditBlock) -> None:
         self._out.append(block)
