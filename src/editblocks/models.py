@@ -360,11 +360,7 @@ class ApplyResult:
     def ok(self) -> bool:
         """True when there was at least one block, every block applied (or was already applied)
         and the reply had no malformed or truncated block."""
-        return (
-            bool(self.results)
-            and all(r.status is EditStatus.APPLIED or r.already_applied for r in self.results)
-            and not self.reply_problems
-        )
+        return bool(self.results) and all(r.status.done for r in self.results) and not self.reply_problems
 
     def feedback_message(self) -> str:
         """A message for the model: failed blocks with reasons and the actual lines to copy, and

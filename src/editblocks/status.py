@@ -20,6 +20,11 @@ class EditStatus(str, Enum):
     def __str__(self) -> str:
         return self.value
 
+    @property
+    def done(self) -> bool:
+        """The file holds the block's edit: applied now, or already applied."""
+        return self is EditStatus.APPLIED or self is EditStatus.ALREADY_APPLIED
+
 
 class Strategy(str, Enum):
     """How a block was placed (``EditResult.strategy`` holds its value): :attr:`label` says it in

@@ -310,9 +310,7 @@ class BlockApplier:
         first = next((i for i, r in enumerate(results) if id(r) in own), len(results))
         taken = list(members)
         paths = {r.file_path for r in members} | {r.moved_to for r in members if r.moved_to}
-        later = [
-            r for r in results[first:] if id(r) not in own and (r.status is EditStatus.APPLIED or r.already_applied)
-        ]
+        later = [r for r in results[first:] if id(r) not in own and r.status.done]
         grew = True
         while grew:
             grew = False
@@ -329,7 +327,7 @@ class BlockApplier:
                 self._states.pop(path, None)
             self._failed_files.add(path)
         for r in taken:
-            if r.status is EditStatus.APPLIED or r.already_applied:
+            if r.status.done:
                 for owned in (r.file_path, r.moved_to):
                     if owned and r in self._owners.get(owned, []):
                         self._owners[owned].remove(r)

@@ -65,12 +65,11 @@ def _hold_back(result: ApplyResult, why: str) -> None:
             res.reason = f"not written: all-or-nothing apply (atomic), and {why}"
 
 
-_DONE = (EditStatus.APPLIED, EditStatus.ALREADY_APPLIED)
 """Outcomes an all-or-nothing apply counts as done: a block already applied needs no write."""
 
 
 def _blockers(result: ApplyResult) -> str:
-    bad = [(i, r) for i, r in enumerate(result.results, start=1) if r.status not in _DONE]
+    bad = [(i, r) for i, r in enumerate(result.results, start=1) if not r.status.done]
     shown = ", ".join(f"#{i} ({r.file_path}, {r.status.value})" for i, r in bad[:5])
     more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
     return f"block{'s' if len(bad) > 1 else ''} {shown}{more} did not apply"
@@ -91,7 +90,7 @@ def commit(
     """
     for note in take_notes(workspace.root):
         result.warnings.append(ParseWarning(0, note))
-    if atomic and any(r.status not in _DONE for r in result.results):
+    if atomic and any(not r.status.done for r in result.results):
         _hold_back(result, _blockers(result))
         return
     if atomic and result.reply_problems:
