@@ -2,7 +2,7 @@
 
 What it measures (best of several runs):
 
-* **parse** - MB/s of ``editblocks.parse_response`` on a reply of several MB holding
+* **parse** - MB/s of ``editblocks.parse_reply`` on a reply of several MB holding
   thousands of blocks, for the ``diff``, ``edit-v2`` and ``edit-v3`` formats, both
   auto-detected (``format=None``, what a user gets by default) and with the format named.
   Every block must be found.
@@ -208,8 +208,8 @@ def bench_parse(settings: Settings, rows: list[Row], errors: list[str]) -> dict[
         mb = len(text.encode("utf-8")) / 1_000_000
         for label, name in (("auto", None), ("named", fmt)):
 
-            def parse(text: str = text, name: str | None = name) -> editblocks.ParsedResponse:
-                return editblocks.parse_response(text, format=name)
+            def parse(text: str = text, name: str | None = name) -> editblocks.ParsedReply:
+                return editblocks.parse_reply(text, format=name)
 
             timing, parsed = best_of(settings.parse_runs, parse)
             if len(parsed.blocks) != n:
@@ -307,7 +307,7 @@ def bench_apply(settings: Settings, rows: list[Row], errors: list[str], profile:
                 verdict(timing.wall <= TARGET_APPLY_S),
             )
         )
-        t, _ = best_of(settings.apply_runs, lambda: editblocks.parse_response(reply))
+        t, _ = best_of(settings.apply_runs, lambda: editblocks.parse_reply(reply))
         rows.append(Row("  of which parsing the reply", secs(t.wall), secs(t.cpu)))
         t, _ = best_of(settings.apply_runs, lambda: apply(dry_run=True), reset)
         rows.append(Row("  apply, dry run (no write)", secs(t.wall), secs(t.cpu)))
@@ -488,9 +488,9 @@ def bench_markers(settings: Settings, rows: list[Row], errors: list[str]) -> Non
     for name, markers in MARKER_SETS.items():
         text = marker_reply(markers, settings.marker_mb)
         try:
-            t, _ = best_of(1, lambda text=text: editblocks.parse_response(text))  # type: ignore[misc]
+            t, _ = best_of(1, lambda text=text: editblocks.parse_reply(text))  # type: ignore[misc]
         except Exception as exc:
-            errors.append(f"markers ({name}): parse_response raised {type(exc).__name__}: {exc}")
+            errors.append(f"markers ({name}): parse_reply raised {type(exc).__name__}: {exc}")
             continue
         rows.append(
             Row(
@@ -594,12 +594,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.profile:
         diff_reply = replies["diff"]
         markers = marker_reply(MARKER_SETS["all markers mixed"], settings.marker_mb)
-        parse = editblocks.parse_response
-        profiles.append(profile_text("parse_response, diff reply, auto-detect", lambda: parse(diff_reply)))
+        parse = editblocks.parse_reply
+        profiles.append(profile_text("parse_reply, diff reply, auto-detect", lambda: parse(diff_reply)))
         profiles.append(
-            profile_text("parse_response, diff reply, format='diff'", lambda: parse(diff_reply, format="diff"))
+            profile_text("parse_reply, diff reply, format='diff'", lambda: parse(diff_reply, format="diff"))
         )
-        profiles.append(profile_text("parse_response, 1 MB of mixed marker lines", lambda: parse(markers)))
+        profiles.append(profile_text("parse_reply, 1 MB of mixed marker lines", lambda: parse(markers)))
         for text in profiles:
             print(f"\n{text}")
 

@@ -5,7 +5,7 @@ The core benchmark (``bench_core.py``) judges speed against fixed reference figu
 reference itself, on this machine and on the very replies and file ``bench_core.py`` builds, so
 the ratios are like for like:
 
-* **parse** - aider's ``find_original_update_blocks`` vs ``editblocks.parse_response`` (auto
+* **parse** - aider's ``find_original_update_blocks`` vs ``editblocks.parse_reply`` (auto
   and ``format="diff"``) on the several-MB ``diff`` reply. Both must find every block.
 * **apply** - aider's ``replace_most_similar_chunk`` run for each of the 200 blocks in turn, in
   memory (no file I/O), vs ``editblocks.apply_edits(..., dry_run=True)``, which also parses,
@@ -123,21 +123,21 @@ def main(argv: list[str] | None = None) -> int:
     text, n = bench_core.build_reply("diff", int(args.parse_mb * 1_000_000))
     mb = len(text.encode("utf-8")) / 1_000_000
     t_ref, ref_blocks = best(args.runs, lambda: list(ref["find_original_update_blocks"](text)))
-    t_auto, auto = best(args.runs, lambda: editblocks.parse_response(text))
-    t_named, named = best(args.runs, lambda: editblocks.parse_response(text, format="diff"))
+    t_auto, auto = best(args.runs, lambda: editblocks.parse_reply(text))
+    t_named, named = best(args.runs, lambda: editblocks.parse_reply(text, format="diff"))
     if len([b for b in ref_blocks if b[0] is not None]) != n or len(auto.blocks) != n or len(named.blocks) != n:
         errors.append(
             f"parse: expected {n} blocks; reference {len(ref_blocks)}, auto {len(auto.blocks)}, named {len(named.blocks)}"
         )
     print(f"\nparse ({mb:.1f} MB, {n} blocks)")
     print(f"  reference find_original_update_blocks  {mb / t_ref:6.1f} MB/s")
-    print(f"  editblocks parse_response (auto)       {mb / t_auto:6.1f} MB/s   {t_ref / t_auto:4.2f}x the reference")
-    print(f"  editblocks parse_response (diff)       {mb / t_named:6.1f} MB/s   {t_ref / t_named:4.2f}x the reference")
+    print(f"  editblocks parse_reply (auto)       {mb / t_auto:6.1f} MB/s   {t_ref / t_auto:4.2f}x the reference")
+    print(f"  editblocks parse_reply (diff)       {mb / t_named:6.1f} MB/s   {t_ref / t_named:4.2f}x the reference")
 
     lines = bench_core.build_big_file(100_000)
     original = "\n".join(lines) + "\n"
     reply, expected = bench_core.build_apply_case(lines, 200)
-    blocks = editblocks.parse_response(reply).blocks
+    blocks = editblocks.parse_reply(reply).blocks
 
     def reference_apply() -> str:
         content = original

@@ -1,8 +1,8 @@
-"""Streaming parse cost: a reply fed to ``StreamParser`` in tiny chunks vs one ``parse_response``.
+"""Streaming parse cost: a reply fed to ``StreamParser`` in tiny chunks vs one ``parse_reply``.
 
 What it measures (median of several runs, wall clock and CPU):
 
-* **one-shot** - ``editblocks.parse_response(text)`` on a reply of several MB that mixes the
+* **one-shot** - ``editblocks.parse_reply(text)`` on a reply of several MB that mixes the
   formats (``diff`` blocks in fences, ``edit-v2``, ``edit-v3``, ``### File:`` sections), prose,
   shell blocks and multi-byte characters.
 * **stream bytes/7** - the same reply as UTF-8 bytes, fed to ``StreamParser().feed`` in 7-byte
@@ -187,14 +187,14 @@ def measure(fns: dict[str, Callable[[], object]], runs: int) -> dict[str, tuple[
 
 
 def check(text: str, events: list[object]) -> list[str]:
-    want = editblocks.parse_response(text)
+    want = editblocks.parse_reply(text)
     problems = []
     if [e.block for e in events if isinstance(e, BlockCompleted)] != want.blocks:
-        problems.append("streamed blocks differ from parse_response")
+        problems.append("streamed blocks differ from parse_reply")
     if sorted((e.warning for e in events if isinstance(e, ParseWarningEvent)), key=lambda w: w.line) != want.warnings:
-        problems.append("streamed warnings differ from parse_response")
+        problems.append("streamed warnings differ from parse_reply")
     if [e.command for e in events if isinstance(e, ShellSuggestion)] != want.shell_suggestions:
-        problems.append("streamed shell suggestions differ from parse_response")
+        problems.append("streamed shell suggestions differ from parse_reply")
     return problems
 
 
@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"editblocks {editblocks.__version__} · Python {platform.python_version()} · load {load:.2f}")
     print(
-        f"reply: {len(data) / 1e6:.2f} MB, {text.count(chr(10)):,} lines, {len(editblocks.parse_response(text).blocks):,} blocks"
+        f"reply: {len(data) / 1e6:.2f} MB, {text.count(chr(10)):,} lines, {len(editblocks.parse_reply(text).blocks):,} blocks"
     )
 
     chunks7 = cut(data, 7)
@@ -225,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     half = text[: len(text) // 2]
     half_chunks = cut(half.encode("utf-8"), 7)
     fns: dict[str, Callable[[], object]] = {
-        "one-shot parse_response": lambda: editblocks.parse_response(text),
+        "one-shot parse_reply": lambda: editblocks.parse_reply(text),
         "stream bytes, 7-byte chunks": lambda: stream(chunks7),
         "stream str, 7-char chunks": lambda: stream(chunks7s),
         "stream str, token-sized (2-4)": lambda: stream(tokens),
@@ -236,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
         "half reply, 7-byte chunks": lambda: stream(half_chunks),
     }
     counts = {
-        "one-shot parse_response": 1,
+        "one-shot parse_reply": 1,
         "stream bytes, 7-byte chunks": len(chunks7),
         "stream str, 7-char chunks": len(chunks7s),
         "stream str, token-sized (2-4)": len(tokens),
@@ -247,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
         "half reply, 7-byte chunks": len(half_chunks),
     }
     times = measure(fns, runs)
-    one_wall, one_cpu = times["one-shot parse_response"]
+    one_wall, one_cpu = times["one-shot parse_reply"]
     print(f"\n{'':32} {'wall s':>8} {'cpu s':>8} {'x one-shot':>11} {'cpu MB/s':>9} {'cpu µs/chunk':>13}")
     for name, (wall, cpu) in times.items():
         if name.startswith("half"):

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 import editblocks
-from editblocks import EditBlock, EditStatus, parse_response
+from editblocks import EditBlock, EditStatus, parse_reply
 
 from .helpers import apply_to, read_tree, sr, v2, write_tree
 
 
 def test_accepts_text_parsed_response_and_block_list(root: Path) -> None:
     reply = sr("a.py", "x = 1\n", "x = 2\n")
-    for source in (reply, parse_response(reply), parse_response(reply).blocks):
+    for source in (reply, parse_reply(reply), parse_reply(reply).blocks):
         write_tree(root, {"a.py": "x = 1\n"})
         result = editblocks.apply_edits(source, root)
         assert result.ok
@@ -270,3 +270,13 @@ def test_a_reply_applied_twice_is_already_applied_not_skipped(root: Path) -> Non
     assert again.results[0].already_applied and not again.results[2].already_applied
     assert [r["status"] for r in again.to_dict()["results"]] == ["already_applied", "failed", "skipped"]
     assert (root / "a.py").read_text() == "x = 2\n" and (root / "b.py").read_text() == "y = 1\n"
+
+
+def test_apply_with_options_applies_as_apply_edits_does_with_the_same_options(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("def f():\n    return 1  \n")
+    reply = "a.py\n```\n<<<<<<< SEARCH\ndef f():\n    return 1\n=======\ndef f():\n    return 2\n>>>>>>> REPLACE\n```\n"
+    exact = editblocks.apply_with_options(reply, tmp_path, editblocks.ApplyOptions(match="exact"))
+    assert exact.results[0].status is EditStatus.FAILED
+    dry = editblocks.apply_with_options(reply, tmp_path, editblocks.ApplyOptions(dry_run=True))
+    assert dry.results[0].status is EditStatus.APPLIED and dry.after["a.py"] == "def f():\n    return 2\n"
+    assert (tmp_path / "a.py").read_text() == "def f():\n    return 1  \n"

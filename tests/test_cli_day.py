@@ -413,6 +413,20 @@ def test_editblocks_toml_and_a_bad_setting(tmp_path: Path, monkeypatch: pytest.M
     assert code == 2 and "match in" in err and "psychic" in err
 
 
+def test_a_pyproject_without_editblocks_settings_is_not_read_and_a_broken_one_with_them_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_tree(tmp_path / "p", {"pyproject.toml": "[project\nname = broken\n", "a.py": "x = 1\n"})
+    monkeypatch.chdir(tmp_path / "p")
+    reply = reply_file(tmp_path, sr("a.py", "x = 1\n", "x = 2\n"))
+    code, _, err = run("apply", "-q", str(reply), "--root", ".")
+    assert code == 0 and (tmp_path / "p/a.py").read_text() == "x = 2\n", err
+    (tmp_path / "p/pyproject.toml").write_text("[tool.editblocks\natomic = true\n")
+    code, _, err = run("apply", "-q", str(reply), "--root", ".")
+    assert code == 2 and "cannot read the configuration" in err
+    assert (tmp_path / "p/a.py").read_text() == "x = 2\n"
+
+
 # -- 7. release ----------------------------------------------------------------------------------
 
 REPO = Path(__file__).resolve().parent.parent

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 import editblocks
-from editblocks import FORMATS, EditBlock, convert, convert_reply, parse_response
+from editblocks import FORMATS, EditBlock, convert, convert_reply, parse_reply
 from editblocks.cli import main
 from editblocks.formats import UnknownFormatError
 from editblocks.pipeline.conversion import ConversionError, same_meaning
@@ -40,10 +40,10 @@ def _check(done: editblocks.Conversion, source: list[EditBlock], target: str) ->
             pending = next(it, None)
     assert pending is None, (target, "a converted block is not the same edit as any source block, in order")
     if done.text:
-        again = parse_response(done.text, target)
+        again = parse_reply(done.text, target)
         assert again.blocks == done.blocks and again.warnings == [], target
         if FORMATS[target].auto:
-            assert [b for b in parse_response(done.text).blocks] == done.blocks, target
+            assert [b for b in parse_reply(done.text).blocks] == done.blocks, target
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
@@ -51,7 +51,7 @@ def test_every_pair_of_formats_round_trips_on_the_scenario_corpus(case: Path) ->
     """parse(render(x)) for every (source, target): the corpus replies as written, then each of
     their conversions converted again to every format."""
     reply, options = _case(case)
-    source = parse_response(reply, options.get("format")).blocks
+    source = parse_reply(reply, options.get("format")).blocks
     converted = 0
     for first in TARGETS:
         done = convert_reply(reply, first, format=options.get("format"))
@@ -132,7 +132,7 @@ def test_converted_with_the_project_applies_the_same(case: Path, tmp_path: Path)
         )
         assert converted == files, (target, done.text)
     # A conversion that converts nothing would compare nothing: every such reply converts to some format.
-    sketches = all(b.sketch for b in parse_response(reply, options.get("format")).blocks)
+    sketches = all(b.sketch for b in parse_reply(reply, options.get("format")).blocks)
     assert compared or sketches, "no format could express this reply with the project at hand"
     assert read_tree(before) == read_tree(case / "before") if (case / "before").is_dir() else True
 

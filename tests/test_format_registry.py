@@ -108,7 +108,7 @@ def test_a_registered_format_is_read_applied_and_converted(tmp_path: Path, perce
     # '%' starts no marker of the built-in formats: the reader now looks at such lines.
     assert "%" in loud_characters()
     (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
-    parsed = editblocks.parse_response(REPLY, format="percent")
+    parsed = editblocks.parse_reply(REPLY, format="percent")
     [block] = parsed.blocks
     assert (block.file_path, block.search_text, block.replace_text) == (
         "calc.py",
@@ -117,7 +117,7 @@ def test_a_registered_format_is_read_applied_and_converted(tmp_path: Path, perce
     )
     # Detected and read in a reply that does not name its format, beside another format's block.
     mixed = REPLY + "\nnotes.txt\n```\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n```\n"
-    assert [(b.format, b.file_path) for b in editblocks.parse_response(mixed).blocks] == [
+    assert [(b.format, b.file_path) for b in editblocks.parse_reply(mixed).blocks] == [
         ("percent", "calc.py"),
         ("diff", "notes.txt"),
     ]
@@ -128,7 +128,7 @@ def test_a_registered_format_is_read_applied_and_converted(tmp_path: Path, perce
     for i in range(0, len(REPLY), 3):
         stream.feed(REPLY[i : i + 3])
     stream.close()
-    assert [b.replace_text for b in stream.response().blocks] == [block.replace_text]
+    assert [b.replace_text for b in stream.reply().blocks] == [block.replace_text]
     # Its declared capabilities are what the pipeline uses: exact placement by default.
     assert default_level("percent") == "exact"
     result = editblocks.apply_edits(REPLY, tmp_path, format="percent")
@@ -137,7 +137,7 @@ def test_a_registered_format_is_read_applied_and_converted(tmp_path: Path, perce
     as_diff = editblocks.convert_reply(REPLY, "diff", format="percent").text
     assert "<<<<<<< SEARCH" in as_diff and "return a + b" in as_diff
     back = editblocks.convert_reply(as_diff, "percent").text
-    assert editblocks.parse_response(back, format="percent").blocks[0].replace_text == block.replace_text
+    assert editblocks.parse_reply(back, format="percent").blocks[0].replace_text == block.replace_text
     # A deletion it cannot express is refused by its own declaration.
     deleting = "*** Begin Patch\n*** Delete File: calc.py\n*** End Patch\n"
     refused = editblocks.convert_reply(deleting, "percent")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import editblocks
-from editblocks import EditBlock, StreamParser, parse_response
+from editblocks import EditBlock, StreamParser, parse_reply
 from editblocks.formats import detect_format, get_format
 from editblocks.formats.whole import partial_reason
 from editblocks.reading.stream import BlockCompleted, BlockProgress
@@ -17,11 +17,11 @@ from .helpers import apply_to
 
 
 def blocks_of(text: str, fmt: str | None = None) -> list[EditBlock]:
-    return parse_response(text, fmt).blocks
+    return parse_reply(text, fmt).blocks
 
 
 def warnings_of(text: str, fmt: str | None = None) -> list[str]:
-    return [w.message for w in parse_response(text, fmt).warnings]
+    return [w.message for w in parse_reply(text, fmt).warnings]
 
 
 def streamed(text: str, fmt: str | None = None, size: int = 3) -> list[EditBlock]:
@@ -476,7 +476,7 @@ def test_marker_soup_never_raises(fmt: str | None) -> None:
     rng = random.Random(7)
     for _ in range(300):
         text = "\n".join(rng.choice(lines) for _ in range(rng.randint(0, 40)))
-        parsed = parse_response(text, fmt)
+        parsed = parse_reply(text, fmt)
         starts = [b.line_number for b in parsed.blocks]
         assert starts == sorted(starts)
         for a, b in zip(parsed.blocks, parsed.blocks[1:]):

@@ -123,7 +123,7 @@ def test_blocks_and_bytes_sources(root: Path) -> None:
     write_tree(root, {"a.py": "x = 1\n"})
     reply = sr("a.py", "x = 1\n", "x = é\n")
     assert editblocks.apply_edits(reply.encode("utf-8"), root, dry_run=True).ok
-    blocks = editblocks.parse_response(reply).blocks
+    blocks = editblocks.parse_reply(reply).blocks
     assert editblocks.apply_edits(iter(blocks), root, dry_run=True).ok
     assert editblocks.apply_edits(iter([]), root, dry_run=True).results == []
     with pytest.raises(TypeError):

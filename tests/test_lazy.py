@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import editblocks
-from editblocks import EditStatus, apply_edits, parse_response
+from editblocks import EditStatus, apply_edits, parse_reply
 from editblocks.cli import main
 from editblocks.matching import lazy
 from editblocks.matching.lazy import SketchMerge, SketchRefusal, is_sketch_elision, merge_sketch
@@ -492,8 +492,8 @@ def test_whole_definitions_in_other_languages(
 
 def test_never_detected_and_read_when_asked() -> None:
     text = reply("a.py", "# ... existing code ...\nx = 1\n# ... existing code ...\n")
-    assert parse_response(text).blocks == []
-    (block,) = parse_response(text, "lazy").blocks
+    assert parse_reply(text).blocks == []
+    (block,) = parse_reply(text, "lazy").blocks
     assert block.sketch and block.kind == "sketch" and block.format == "lazy"
     assert editblocks.FORMATS["lazy"].auto is False
 
@@ -522,7 +522,7 @@ def test_prompt_example_parses_and_applies(tmp_path: Path) -> None:
         assert "{{" not in text and "<!--" not in text.replace("<!-- ... existing code ... -->", "")
     assert "... existing code ..." in system_prompt("lazy") and "... existing code ..." in reminder("lazy")
     edits, shell = [m["content"] for m in example_messages("lazy") if m["role"] == "assistant"]
-    parsed = parse_response(edits, "lazy")
+    parsed = parse_reply(edits, "lazy")
     assert parsed.warnings == []
     assert [(b.file_path, b.kind) for b in parsed.blocks] == [
         ("inventory/stock.py", "sketch"),
@@ -539,7 +539,7 @@ def test_prompt_example_parses_and_applies(tmp_path: Path) -> None:
     after = (EXAMPLE / "after" / "inventory/stock.py").read_text()
     assert 'raise ValueError("amount must be at least 1")' in stock and "def describe(item):" in stock
     assert stock.startswith(after.rstrip("\n").rsplit("\n", 0)[0][: len(after) // 2])
-    assert parse_response(shell).shell_suggestions == ["git rm inventory/legacy.py"]
+    assert parse_reply(shell).shell_suggestions == ["git rm inventory/legacy.py"]
 
 
 def test_verifier_rejects_a_merge_that_changed_lines_outside_its_spans() -> None:

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from editblocks import parse_response
+from editblocks import parse_reply
 
 # These ceilings are deliberately far above the expected time (well under a few seconds on any
 # machine): they only exist to catch a quadratic blow-up, which would take minutes on 1 MB.
@@ -49,7 +49,7 @@ def test_one_megabyte_of_marker_lines_parses_in_linear_time(lines: list[str]) ->
     text = _fill(lines)
     assert len(text.encode("utf-8")) >= ONE_MB
     start = time.perf_counter()
-    parsed = parse_response(text)
+    parsed = parse_reply(text)
     elapsed = time.perf_counter() - start
     assert elapsed < CEILING_SECONDS, f"{elapsed:.1f} s for 1 MB of {lines!r}: parsing is not linear"
     # However malformed, the input is reported rather than silently dropped.
@@ -61,7 +61,7 @@ def test_many_complete_blocks_parse_in_linear_time() -> None:
     block = "src/file_{i}.py\n```python\n<<<<<<< SEARCH\nold = {i}\n=======\nnew = {i}\n>>>>>>> REPLACE\n```\n\n"
     text = "".join(block.format(i=i) for i in range(5_000))
     start = time.perf_counter()
-    parsed = parse_response(text)
+    parsed = parse_reply(text)
     elapsed = time.perf_counter() - start
     assert elapsed < CEILING_SECONDS
     assert len(parsed.blocks) == 5_000
@@ -72,6 +72,6 @@ def test_many_complete_blocks_parse_in_linear_time() -> None:
 def test_one_huge_line_parses_in_linear_time() -> None:
     text = "a.py\n```\n<<<<<<< SEARCH\n" + "=" * ONE_MB + "\n=======\nx\n>>>>>>> REPLACE\n```\n"
     start = time.perf_counter()
-    parsed = parse_response(text)
+    parsed = parse_reply(text)
     assert time.perf_counter() - start < CEILING_SECONDS
     assert len(parsed.blocks) == 1 and len(parsed.blocks[0].old_lines) == ONE_MB + 1

@@ -58,7 +58,7 @@ def _key(b: EditBlock) -> tuple[str, str, str, str, str]:
 @given(reply())
 def test_deleting_one_marker_leaves_every_other_block_as_it_was(case: tuple[str, str, int, int]) -> None:
     fmt, text, victim, marker = case
-    whole = editblocks.parse_response(text, fmt)
+    whole = editblocks.parse_reply(text, fmt)
     assert len(whole.blocks) == text.count(MARKERS[fmt][0]) and not whole.warnings
     lines = text.split("\n")
     # The marker line of the victim block to delete (blocks are rendered in order).
@@ -69,7 +69,7 @@ def test_deleting_one_marker_leaves_every_other_block_as_it_was(case: tuple[str,
     seen = [i for i in range(begin, end) if lines[i] == wanted]
     k = 1 if (fmt == "edit-v2" and marker == 3 and len(seen) > 1) else 0
     del lines[seen[k]]
-    broken = editblocks.parse_response("\n".join(lines), fmt)
+    broken = editblocks.parse_reply("\n".join(lines), fmt)
     others = [_key(b) for i, b in enumerate(whole.blocks) if i != victim]
     got = [_key(b) for b in broken.blocks]
     assert got == others, (fmt, victim, wanted)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import editblocks
-from editblocks import EditBlock, ParseWarning, parse_response
+from editblocks import EditBlock, ParseWarning, parse_reply
 from editblocks.formats import detect_format
 
 from .helpers import sr, v2, v3
@@ -17,7 +17,7 @@ BODY = "<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n"
 
 
 def only_block(text: str, format: str | None = None) -> EditBlock:
-    parsed = parse_response(text, format)
+    parsed = parse_reply(text, format)
     assert len(parsed.blocks) == 1, (parsed.blocks, parsed.warnings)
     return parsed.blocks[0]
 
@@ -35,7 +35,7 @@ def test_marker_runs_of_5_to_9_are_accepted(n: int) -> None:
 @pytest.mark.parametrize("n", [4, 10])
 def test_marker_runs_outside_5_to_9_are_not_markers(n: int) -> None:
     text = f"a.py\n```\n{'<' * n} SEARCH\nold\n{'=' * n}\nnew\n{'>' * n} REPLACE\n```\n"
-    assert parse_response(text).blocks == []
+    assert parse_reply(text).blocks == []
 
 
 def test_search_marker_with_trailing_angle_bracket() -> None:
@@ -64,7 +64,7 @@ def test_lines_merely_containing_marker_text_are_content(content: str) -> None:
     block = only_block(text)
     assert block.old_lines == f"before\n{content}\nafter\n"
     assert block.new_lines == f"before\n{content}\nchanged\n"
-    assert parse_response(text).warnings == []
+    assert parse_reply(text).warnings == []
 
 
 def test_replace_may_end_with_bare_closing_marker() -> None:
@@ -114,7 +114,7 @@ def test_path_line_decorations_are_stripped(line: str) -> None:
 @pytest.mark.parametrize("tag", ["php", "sql", "python", "typescript", "bash", "json", "diff", "text"])
 def test_language_tag_alone_is_never_a_path(tag: str) -> None:
     for text in (f"```{tag}\n{BODY}```\n", f"{tag}\n```{tag}\n{BODY}```\n"):
-        parsed = parse_response(text)
+        parsed = parse_reply(text)
         assert parsed.blocks == []
         assert any("no file path" in w.message for w in parsed.warnings)
 
@@ -124,7 +124,7 @@ def test_language_tag_alone_is_never_a_path(tag: str) -> None:
     ["Here is the change:", "Update the function as follows", "1.5", "e.g.", "...", "Note: this is important."],
 )
 def test_prose_before_a_block_is_not_a_path(line: str) -> None:
-    parsed = parse_response(f"{line}\n```\n{BODY}```\n")
+    parsed = parse_reply(f"{line}\n```\n{BODY}```\n")
     assert parsed.blocks == []
     assert [w.line for w in parsed.warnings] == [3]
 
@@ -142,12 +142,12 @@ def test_path_found_by_looking_back_over_fence_and_blank_lines() -> None:
 
 def test_look_back_stops_after_three_lines() -> None:
     # The path is four non-blank lines above the marker: too far to be the block's path.
-    parsed = parse_response(f"src/a.py\n```\n```\n```\n{BODY}")
+    parsed = parse_reply(f"src/a.py\n```\n```\n```\n{BODY}")
     assert parsed.blocks == []
 
 
 def test_look_back_does_not_jump_over_prose() -> None:
-    parsed = parse_response(f"src/a.py\nSome explanation of the change.\n```\n{BODY}```\n")
+    parsed = parse_reply(f"src/a.py\nSome explanation of the change.\n```\n{BODY}```\n")
     assert parsed.blocks == []
     assert parsed.warnings and parsed.warnings[0].line == 4
 
@@ -159,7 +159,7 @@ def test_path_inside_fence_is_diff_fenced() -> None:
 
 def test_block_without_path_reuses_previous_blocks_path() -> None:
     text = sr("lib/x.py", "a\n", "b\n") + "\nAnd also:\n\n```\n<<<<<<< SEARCH\nc\n=======\nd\n>>>>>>> REPLACE\n```\n"
-    parsed = parse_response(text)
+    parsed = parse_reply(text)
     assert [b.file_path for b in parsed.blocks] == ["lib/x.py", "lib/x.py"]
     assert parsed.blocks[1].old_lines == "c\n"
 
@@ -171,7 +171,7 @@ def test_block_without_path_reuses_previous_blocks_path() -> None:
 def test_block_after_prose_naming_another_file_does_not_reuse_the_previous_path(prose: str) -> None:
     second = "```python\n<<<<<<< SEARCH\nimport os\n=======\nimport os\nimport pytest\n>>>>>>> REPLACE\n```\n"
     text = sr("app.py", "import os\n", "import os\nimport sys\n") + f"\n{prose}\n\n" + second
-    parsed = parse_response(text)
+    parsed = parse_reply(text)
     # Editing app.py with the second block would be a wrong edit: it is refused with a warning instead.
     assert [b.file_path for b in parsed.blocks] == ["app.py"]
     assert [w.line for w in parsed.warnings if "no file path" in w.message] == [
@@ -190,12 +190,12 @@ def test_block_after_prose_naming_another_file_does_not_reuse_the_previous_path(
 def test_block_after_prose_about_the_same_file_reuses_its_path(prose: str) -> None:
     second = "```python\n<<<<<<< SEARCH\nimport os\n=======\nimport os\nimport pytest\n>>>>>>> REPLACE\n```\n"
     text = sr("src/app.py", "import os\n", "import os\nimport sys\n") + f"\n{prose}\n\n" + second
-    assert [b.file_path for b in parse_response(text).blocks] == ["src/app.py", "src/app.py"]
+    assert [b.file_path for b in parse_reply(text).blocks] == ["src/app.py", "src/app.py"]
 
 
 def test_first_block_without_any_path_is_a_warning_with_its_line() -> None:
     text = "Some intro\n\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n\n" + sr("ok.py", "c\n", "d\n")
-    parsed = parse_response(text)
+    parsed = parse_reply(text)
     assert [b.file_path for b in parsed.blocks] == ["ok.py"]
     assert [(w.line, "no file path" in w.message) for w in parsed.warnings] == [(3, True)]
 
@@ -279,7 +279,7 @@ def test_get_format_unknown_name_lists_known_ones() -> None:
 )
 def test_detect_and_parse_report_the_format(text: str, name: str) -> None:
     assert detect_format(text) == name
-    assert parse_response(text).format == name
+    assert parse_reply(text).format == name
 
 
 @pytest.mark.parametrize(
@@ -294,14 +294,14 @@ def test_detect_and_parse_report_the_format(text: str, name: str) -> None:
     ],
 )
 def test_ordinary_prose_and_code_are_never_blocks(text: str) -> None:
-    parsed = parse_response(text)
+    parsed = parse_reply(text)
     assert parsed.blocks == []
     assert detect_format(text) is None
 
 
 def test_a_diff_fence_is_a_udiff_block() -> None:
     """A ```diff fence with file headers is an edit in the ``udiff`` format, not ordinary code."""
-    parsed = parse_response("```diff\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n```\n")
+    parsed = parse_reply("```diff\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n```\n")
     assert [(b.file_path, b.format, b.old_lines, b.new_lines, b.hint_line) for b in parsed.blocks] == [
         ("x", "udiff", "a\n", "b\n", 1)
     ]
@@ -316,7 +316,7 @@ def test_mixed_reply_is_parsed_block_by_block_in_reply_order() -> None:
             "### File: d.py\n" + BODY,
         ]
     )
-    parsed = parse_response(text)
+    parsed = parse_reply(text)
     assert [(b.file_path, b.format) for b in parsed.blocks] == [
         ("c.py", "edit-v3"),
         ("a.py", "diff"),
@@ -329,8 +329,8 @@ def test_mixed_reply_is_parsed_block_by_block_in_reply_order() -> None:
 
 def test_forced_format_ignores_other_formats() -> None:
     text = sr("a.py", "a\n", "A\n") + v2("b.py", "", "b\n", "B\n", "")
-    assert [b.file_path for b in parse_response(text, "edit-v2").blocks] == ["b.py"]
-    assert [b.file_path for b in parse_response(text, "diff").blocks] == ["a.py"]
+    assert [b.file_path for b in parse_reply(text, "edit-v2").blocks] == ["b.py"]
+    assert [b.file_path for b in parse_reply(text, "diff").blocks] == ["a.py"]
 
 
 def test_block_line_numbers_point_into_the_reply() -> None:
@@ -361,7 +361,7 @@ def _good(path: str) -> str:
 def test_malformed_block_is_a_warning_and_neighbours_survive(bad: str, offset: int, needle: str) -> None:
     prefix = _good("first.py") + "\n"
     text = prefix + bad + "\n" + _good("last.py")
-    parsed = parse_response(text)
+    parsed = parse_reply(text)
     assert [b.file_path for b in parsed.blocks] == ["first.py", "last.py"]
     assert parsed.blocks[1].old_lines == "last.py old\n"
     bad_start = prefix.count("\n") + offset
@@ -379,7 +379,7 @@ def test_malformed_block_is_a_warning_and_neighbours_survive(bad: str, offset: i
 )
 def test_unclosed_block_does_not_swallow_the_next_one(unclosed: str) -> None:
     text = unclosed + "\nNow the second file:\n\nb.py\n```\n<<<<<<< SEARCH\nz\n=======\nw\n>>>>>>> REPLACE\n```\n"
-    parsed = parse_response(text)
+    parsed = parse_reply(text)
     assert [(b.file_path, b.old_lines, b.new_lines) for b in parsed.blocks] == [("b.py", "z\n", "w\n")]
     assert any(w.line == 2 and "block ignored" in w.message for w in parsed.warnings)
 
@@ -388,20 +388,20 @@ def test_unclosed_edit_blocks_do_not_swallow_the_next_one() -> None:
     v2_text = "a.py\n<<<<<<< EDIT\nx\n-------\n\nb.py\n" + v2("b.py", "", "z\n", "w\n", "").split("\n", 1)[1]
     v3_text = "a.py\n««« EDIT\nx\n\n" + v3("b.py", "z\n", "w\n")
     for text in (v2_text, v3_text):
-        parsed = parse_response(text)
+        parsed = parse_reply(text)
         assert [(b.file_path, b.old_lines, b.new_lines) for b in parsed.blocks] == [("b.py", "z\n", "w\n")], text
         assert [w.line for w in parsed.warnings] == [2]
 
 
 def test_stray_replace_marker_is_a_warning() -> None:
-    parsed = parse_response("Some text\n>>>>>>> REPLACE\n")
+    parsed = parse_reply("Some text\n>>>>>>> REPLACE\n")
     assert parsed.blocks == []
     assert any(w.line == 2 for w in parsed.warnings)
 
 
 def test_mismatched_marker_counts_are_reported() -> None:
     text = _good("a.py") + "b.py\n<<<<<<< SEARCH\nx\n=======\ny\n"
-    messages = [w.message for w in parse_response(text).warnings]
+    messages = [w.message for w in parse_reply(text).warnings]
     assert "Mismatched SEARCH/REPLACE: 2 SEARCH vs 1 REPLACE" in messages
 
 
@@ -410,7 +410,7 @@ def test_truncated_reply_keeps_complete_blocks_and_warns_for_the_cut_one(cut: in
     second = ["b.py", "```", "<<<<<<< SEARCH", "b1", "b2", "=======", "B1", "B2", ">>>>>>> REPLACE", "```", ""]
     # The reply stops after its SEARCH marker and before its REPLACE marker.
     text = _good("a.py") + "\n" + "\n".join(second[:cut]) + "\n"
-    parsed = parse_response(text)
+    parsed = parse_reply(text)
     assert [b.file_path for b in parsed.blocks] == ["a.py"]
     cut_start = _good("a.py").count("\n") + 1 + 3
     assert [w.line for w in parsed.warnings if "truncated" in w.message] == [cut_start], parsed.warnings
@@ -425,7 +425,7 @@ def test_truncated_reply_keeps_complete_blocks_and_warns_for_the_cut_one(cut: in
     ],
 )
 def test_truncated_reply_in_every_family(text: str) -> None:
-    parsed = parse_response(text)
+    parsed = parse_reply(text)
     assert parsed.blocks == []
     assert [w.line for w in parsed.warnings if "truncated" in w.message] == [2]
 
@@ -435,7 +435,7 @@ def test_truncated_reply_in_every_family(text: str) -> None:
 
 def test_inline_shell_suggestions_are_collected() -> None:
     text = "Remove it with `git rm old.py`, rename with `git mv a.py b.py`, `mkdir -p src/x` and `rm -rf build`.\n"
-    assert parse_response(text).shell_suggestions == [
+    assert parse_reply(text).shell_suggestions == [
         "git rm old.py",
         "git mv a.py b.py",
         "mkdir -p src/x",
@@ -446,12 +446,12 @@ def test_inline_shell_suggestions_are_collected() -> None:
 @pytest.mark.parametrize("lang", ["bash", "sh", "shell", "console"])
 def test_fenced_shell_block_lines_are_collected(lang: str) -> None:
     text = f"Run:\n\n```{lang}\n$ pip install -e .\n# a comment\n\npytest -q\n```\n"
-    assert parse_response(text).shell_suggestions == ["pip install -e .", "pytest -q"]
+    assert parse_reply(text).shell_suggestions == ["pip install -e .", "pytest -q"]
 
 
 def test_shell_fence_holding_an_edit_block_is_not_a_shell_suggestion() -> None:
     text = "scripts/build.sh\n```bash\n<<<<<<< SEARCH\necho a\n=======\necho b\n>>>>>>> REPLACE\n```\n\n```bash\nmake test\n```\n"
-    parsed = parse_response(text)
+    parsed = parse_reply(text)
     assert [b.file_path for b in parsed.blocks] == ["scripts/build.sh"]
     assert parsed.shell_suggestions == ["make test"]
 
@@ -461,7 +461,7 @@ def test_shell_text_inside_edit_content_or_other_code_is_not_collected() -> None
         sr("README.md", "Old\n", "Run `git rm junk.txt` first.\n")
         + "\n```python\nos.system('rm -rf /tmp/x')  # `rm -rf /tmp/x`\n```\n"
     )
-    assert parse_response(text).shell_suggestions == []
+    assert parse_reply(text).shell_suggestions == []
 
 
 def test_shell_suggestions_are_deduplicated_and_never_run(tmp_path: Path) -> None:
@@ -475,7 +475,7 @@ def test_shell_suggestions_are_deduplicated_and_never_run(tmp_path: Path) -> Non
 
 def test_parse_response_rejects_non_text() -> None:
     with pytest.raises(TypeError):
-        parse_response(b"a.py\n<<<<<<< SEARCH\n")  # type: ignore[arg-type]
+        parse_reply(b"a.py\n<<<<<<< SEARCH\n")  # type: ignore[arg-type]
 
 
 def test_blocks_made_by_the_parsers_fast_path_are_ordinary_blocks() -> None:
@@ -516,6 +516,6 @@ def test_a_fence_whose_info_has_no_word_before_a_colon_is_read(info: str) -> Non
         f"Run this:\n```{info}\nrm -rf build\n```\n"
         + "a.py\n```\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n"
     )
-    parsed = parse_response(reply)
+    parsed = parse_reply(reply)
     assert [b.replace_text for b in parsed.blocks] == ["x = 2\n"]
     assert parsed.shell_suggestions == []

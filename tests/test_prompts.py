@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 import editblocks
-from editblocks import FORMATS, StreamParser, apply_edits, build_messages, parse_response
+from editblocks import FORMATS, StreamParser, apply_edits, build_messages, parse_reply
 from editblocks.cli import main
 from editblocks.files.workspace import WorkspaceError
 from editblocks.formats import UnknownFormatError
@@ -82,7 +82,7 @@ def assistant_replies(format: str, fence: str = DEFAULT_FENCE) -> list[str]:
 def test_example_reply_parses_into_the_blocks_it_means_and_applies(format: str, fence: str, tmp_path: Path) -> None:
     edits, *rest = assistant_replies(format, fence)
     for requested in (None, format):
-        parsed = parse_response(edits, requested)
+        parsed = parse_reply(edits, requested)
         assert parsed.warnings == []
         assert parsed.shell_suggestions == []
         assert [(b.file_path, b.format, b.is_create) for b in parsed.blocks] == [
@@ -90,7 +90,7 @@ def test_example_reply_parses_into_the_blocks_it_means_and_applies(format: str, 
             ("inventory/stock.py", BLOCK_FORMAT[format], False),
             ("inventory/report.py", BLOCK_FORMAT[format], True),
         ]
-    parsed = parse_response(edits)
+    parsed = parse_reply(edits)
     # What each block means, whatever the format: add the check, drop describe(), create report.py.
     first, second, third = parsed.blocks
     assert "raise ValueError" in first.replace_text and "raise ValueError" not in first.search_text
@@ -112,7 +112,7 @@ def test_example_reply_parses_into_the_blocks_it_means_and_applies(format: str, 
         assert rest == []
     elif format in FILE_OPERATIONS:
         (delete,) = rest
-        parsed_delete = parse_response(delete)
+        parsed_delete = parse_reply(delete)
         assert parsed_delete.warnings == [] and parsed_delete.shell_suggestions == []
         assert [(b.file_path, b.kind) for b in parsed_delete.blocks] == [("inventory/legacy.py", "delete")]
         project = tmp_path / "delete"
@@ -121,7 +121,7 @@ def test_example_reply_parses_into_the_blocks_it_means_and_applies(format: str, 
         assert deleted.ok and not (project / "inventory" / "legacy.py").exists()
     else:
         (shell,) = rest
-        parsed_shell = parse_response(shell)
+        parsed_shell = parse_reply(shell)
         assert parsed_shell.blocks == [] and parsed_shell.warnings == []
         assert parsed_shell.shell_suggestions == ["git rm inventory/legacy.py"]
 
@@ -183,19 +183,19 @@ def test_whole_file_example_parses_and_applies(tmp_path: Path) -> None:
     for text in texts:
         assert "{{" not in text and "<!--" not in text
     edits, shell = assistant_replies("whole")
-    parsed = parse_response(edits, "whole")
+    parsed = parse_reply(edits, "whole")
     assert parsed.warnings == []
     assert [(b.file_path, b.kind) for b in parsed.blocks] == [
         ("inventory/stock.py", "whole"),
         ("inventory/report.py", "whole"),
     ]
-    assert parse_response(edits).blocks == []  # never read unless asked for
+    assert parse_reply(edits).blocks == []  # never read unless asked for
     project = tmp_path / "project"
     shutil.copytree(EXAMPLE / "before", project)
     result = apply_edits(edits, project, format="whole")
     assert result.ok, [r.reason for r in result.results]
     assert tree(project) == tree(EXAMPLE / "after")
-    assert parse_response(shell).shell_suggestions == ["git rm inventory/legacy.py"]
+    assert parse_reply(shell).shell_suggestions == ["git rm inventory/legacy.py"]
 
 
 def test_every_registered_format_has_prompts() -> None:
@@ -402,7 +402,7 @@ def test_example_files_match_the_request() -> None:
     """The fixture really is the example's project: the searched text occurs once in the 'before' files."""
     before = tree(EXAMPLE / "before")
     for format in PROMPT_FORMATS:
-        for block in parse_response(assistant_replies(format)[0]).blocks:
+        for block in parse_reply(assistant_replies(format)[0]).blocks:
             if block.search_text:
                 assert before[block.file_path].count(block.search_text) == 1, (format, block)
     assert re.search(r"def describe", before["inventory/stock.py"])

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import editblocks
-from editblocks import EditBlock, EditStatus, parse_response
+from editblocks import EditBlock, EditStatus, parse_reply
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CHEAP = settings(max_examples=150, deadline=None)
@@ -101,11 +101,11 @@ def _assert_same(parsed: list[EditBlock], blocks: list[EditBlock], fmt: str) -> 
 def test_round_trip_every_format(fmt: str, data: st.DataObject) -> None:
     blocks = data.draw(st.lists(block_for(fmt), min_size=1, max_size=4), label="blocks")
     text = editblocks.get_format(fmt).render_blocks(blocks)
-    explicit = parse_response(text, fmt)
+    explicit = parse_reply(text, fmt)
     _assert_same(explicit.blocks, blocks, fmt)
     assert explicit.warnings == [], (fmt, explicit.warnings, text)
     # Auto-detection reads the same blocks (a format read only when asked for, none).
-    _assert_same(parse_response(text).blocks, blocks if editblocks.FORMATS[fmt].auto else [], fmt)
+    _assert_same(parse_reply(text).blocks, blocks if editblocks.FORMATS[fmt].auto else [], fmt)
 
 
 @pytest.mark.parametrize("fmt", EDITING_FORMATS)
@@ -124,7 +124,7 @@ def test_round_trip_every_format(fmt: str, data: st.DataObject) -> None:
 )
 def test_render_keeps_search_and_replace_text(fmt: str, block: EditBlock) -> None:
     """Whatever a format can express, the text searched for and its replacement survive rendering."""
-    (parsed,) = parse_response(editblocks.get_format(fmt).render(block), fmt).blocks
+    (parsed,) = parse_reply(editblocks.get_format(fmt).render(block), fmt).blocks
     assert parsed.file_path == block.file_path
     assert parsed.search_text == block.search_text
     assert parsed.replace_text == block.replace_text
@@ -147,7 +147,7 @@ def mixed_reply(draw: st.DrawFn) -> tuple[str, list[EditBlock]]:
 @given(mixed_reply())
 def test_mixed_format_reply_round_trips(case: tuple[str, list[EditBlock]]) -> None:
     text, blocks = case
-    parsed = parse_response(text)
+    parsed = parse_reply(text)
     _assert_same(parsed.blocks, blocks, "mixed")
     assert parsed.warnings == [], parsed.warnings
 
@@ -156,7 +156,7 @@ def test_mixed_format_reply_round_trips(case: tuple[str, list[EditBlock]]) -> No
 @given(st.text(max_size=2000))
 def test_parse_never_raises_on_arbitrary_text(text: str) -> None:
     for fmt in [None, *editblocks.FORMATS]:
-        parsed = parse_response(text, fmt)
+        parsed = parse_reply(text, fmt)
         for block in parsed.blocks:
             assert block.line_number >= 1 and block.end_line >= block.line_number
         for warning in parsed.warnings:
@@ -206,14 +206,14 @@ _MARKERISH = st.sampled_from(
 @given(st.lists(_MARKERISH, max_size=80), st.sampled_from(["\n", "\r\n"]))
 def test_parse_never_raises_on_marker_soup(lines: list[str], newline: str) -> None:
     text = newline.join(lines)
-    parsed = parse_response(text)
+    parsed = parse_reply(text)
     starts = [b.line_number for b in parsed.blocks]
     assert starts == sorted(starts)
     # Blocks never overlap.
     for a, b in zip(parsed.blocks, parsed.blocks[1:]):
         assert a.end_line < b.line_number
     for fmt in editblocks.FORMATS:
-        parse_response(text, fmt)
+        parse_reply(text, fmt)
 
 
 # -- applying a rendered exact edit to a random file ------------------------------------------

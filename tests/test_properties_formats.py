@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from editblocks import EditBlock, StreamParser, convert_reply, parse_response
+from editblocks import EditBlock, StreamParser, convert_reply, parse_reply
 from editblocks.formats import get_format
 from editblocks.pipeline.conversion import same_meaning
 from editblocks.reading.stream import BlockCompleted
@@ -64,11 +64,11 @@ def _same(got: list[EditBlock], want: list[EditBlock], fmt: str) -> None:
 @given(patch_blocks())
 def test_patch_reads_back_what_it_writes(blocks: list[EditBlock]) -> None:
     rendered = get_format("patch").render_blocks(blocks)
-    parsed = parse_response(rendered, "patch")
+    parsed = parse_reply(rendered, "patch")
     assert parsed.warnings == [], (parsed.warnings, rendered)
     _same(parsed.blocks, blocks, "patch")
     assert [(b.scope, b.at_end, b.move_to) for b in parsed.blocks] == [(b.scope, b.at_end, b.move_to) for b in blocks]
-    assert parse_response(rendered).blocks == parsed.blocks
+    assert parse_reply(rendered).blocks == parsed.blocks
 
 
 @st.composite
@@ -98,11 +98,11 @@ def udiff_blocks(draw: st.DrawFn) -> list[EditBlock]:
 @given(udiff_blocks())
 def test_udiff_reads_back_what_it_writes_with_its_line_hints(blocks: list[EditBlock]) -> None:
     rendered = get_format("udiff").render_blocks(blocks)
-    parsed = parse_response(rendered, "udiff")
+    parsed = parse_reply(rendered, "udiff")
     assert parsed.warnings == [], (parsed.warnings, rendered)
     _same(parsed.blocks, blocks, "udiff")
     assert [b.hint_line for b in parsed.blocks] == [b.hint_line for b in blocks], rendered
-    assert parse_response(rendered).blocks == parsed.blocks
+    assert parse_reply(rendered).blocks == parsed.blocks
 
 
 @SETTINGS
@@ -111,7 +111,7 @@ def test_a_conversion_never_changes_an_edit(blocks: list[EditBlock], target: str
     """Whatever the content (prefix characters, marker look-alikes), every converted block is the
     same edit as its source, in order, and every other one is reported."""
     reply = get_format("patch").render_blocks(blocks)
-    source = parse_response(reply, "patch").blocks
+    source = parse_reply(reply, "patch").blocks
     done = convert_reply(reply, target, format="patch")
     assert len(done.blocks) + len(done.problems) == len(source)
     pending = iter(done.blocks)
@@ -120,7 +120,7 @@ def test_a_conversion_never_changes_an_edit(blocks: list[EditBlock], target: str
         if current is not None and same_meaning(current, block, target):
             current = next(pending, None)
     assert current is None, (done.text, done.problems)
-    assert parse_response(done.text, target).blocks == done.blocks
+    assert parse_reply(done.text, target).blocks == done.blocks
 
 
 @SETTINGS
@@ -134,7 +134,7 @@ def test_cline_markers_of_any_length(lines: list[str], a: int, b: int, c: int) -
     body = text(lines)
     assume(not any(line.strip("-+ ") == "" and line.strip() for line in lines))
     reply = f"<path>x.py</path>\n{'-' * a} SEARCH\n{body}{'=' * b}\nnew\n{'+' * c} REPLACE\n"
-    (block,) = parse_response(reply).blocks
+    (block,) = parse_reply(reply).blocks
     assert (block.file_path, block.old_lines, block.new_lines) == ("x.py", body, "new\n")
 
 
@@ -186,7 +186,7 @@ _SOUP = st.sampled_from(
 )
 def test_parsing_never_raises_and_streams_the_same(lines: list[str], fmt: str | None, size: int) -> None:
     reply = "\n".join(lines)
-    parsed = parse_response(reply, fmt)
+    parsed = parse_reply(reply, fmt)
     for a, b in zip(parsed.blocks, parsed.blocks[1:]):
         assert a.end_line < b.line_number
     stream = StreamParser(fmt)

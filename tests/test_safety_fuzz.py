@@ -160,7 +160,7 @@ def test_random_replies_never_damage_or_escape(data: st.DataObject, atomic: bool
         before = read_tree(root)
         outside_before = _outside_state(top, root)
 
-        editblocks.parse_response(reply)
+        editblocks.parse_reply(reply)
         result = editblocks.apply_edits(reply, root, atomic=atomic, journal=journal)
 
         after = read_tree(root)

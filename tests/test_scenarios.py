@@ -15,7 +15,7 @@ A scenario folder holds:
        "shell_suggestions": ["git rm x"],   # optional, exact list
        "warnings_contain": ["truncated"],   # optional, each must occur in some warning
        "no_warnings": true,                 # optional
-       "format": "diff"}                    # optional, ParsedResponse.format
+       "format": "diff"}                    # optional, ParsedReply.format
 
   Per result, every key is optional: ``status``, ``strategy``, ``file_path``,
   ``requested_path``, ``estimated_line``, ``reply_line``, ``block_format``,

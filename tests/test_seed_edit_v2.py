@@ -7,7 +7,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 import editblocks
-from editblocks import EditBlock, EditStatus, parse_response
+from editblocks import EditBlock, EditStatus, parse_reply
 from editblocks.cli import main
 
 from .helpers import apply_to, read_tree, v2, write_tree
@@ -28,7 +28,7 @@ MODIFY = v2(
 
 
 def test_parse_single_edit_block() -> None:
-    parsed = parse_response(MODIFY)
+    parsed = parse_reply(MODIFY)
     assert parsed.format == "edit-v2"
     assert parsed.warnings == []
     assert len(parsed.blocks) == 1
@@ -47,7 +47,7 @@ def test_parse_single_edit_block() -> None:
 
 def test_parse_multiple_edit_blocks_in_one_response() -> None:
     text = MODIFY + "\n" + v2("b.py", "", "x\n", "y\n", "") + v2("c/d.py", "k\n", "", "z\n", "")
-    parsed = parse_response(text)
+    parsed = parse_reply(text)
     assert [b.file_path for b in parsed.blocks] == ["src/utils.py", "b.py", "c/d.py"]
     assert [(b.old_lines, b.new_lines) for b in parsed.blocks[1:]] == [("x\n", "y\n"), ("", "z\n")]
     assert parsed.warnings == []
@@ -58,7 +58,7 @@ def test_parse_edit_block_with_surrounding_markdown_text() -> None:
         "# Plan\n\nI'll change **calculate** to multiply.\n\n"
         "- step one\n- step two\n\n" + MODIFY + "\nThat's it. Let me know if `other_function` needs changes too.\n"
     )
-    parsed = parse_response(text)
+    parsed = parse_reply(text)
     assert len(parsed.blocks) == 1
     assert parsed.blocks[0].file_path == "src/utils.py"
     assert parsed.blocks[0].new_lines == "    return a * b\n"
@@ -74,7 +74,7 @@ def test_handle_malformed_blocks_gracefully() -> None:
         "a.py\n<<<<<<< EDIT\n<<<<<<< EDIT\n>>>>>>>\n>>>>>>>\n",
     ]
     for text in malformed:
-        parsed = parse_response(text)  # must not raise
+        parsed = parse_reply(text)  # must not raise
         assert parsed.blocks == [], text
         assert parsed.warnings, f"malformed input must not be silent: {text!r}"
         assert all(w.line >= 1 for w in parsed.warnings)
@@ -233,7 +233,7 @@ def test_results_carry_seed_fields_and_previews(root: Path) -> None:
 def test_full_flow_parse_apply_verify_file(root: Path) -> None:
     reply = "Sure! Multiply instead of add:\n\n" + MODIFY + "\nDone.\n"
     write_tree(root, {"src/utils.py": UTILS})
-    parsed = parse_response(reply)
+    parsed = parse_reply(reply)
     result = editblocks.apply_edits(parsed, root)
     assert result.ok
     assert (root / "src/utils.py").read_text() == UTILS.replace("a + b", "a * b")

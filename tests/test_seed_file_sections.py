@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import editblocks
-from editblocks import EditStatus, parse_response
+from editblocks import EditStatus, parse_reply
 
 from .helpers import apply_to, write_tree
 
@@ -39,7 +39,7 @@ def test_incomplete_truncated_blocks(root: Path) -> None:
 
 
 def test_incomplete_new_file_block() -> None:
-    parsed = parse_response(section("a.ts", new_file("x\n")) + section("b.ts", "<<<<<<< NEW_FILE\ny\n"))
+    parsed = parse_reply(section("a.ts", new_file("x\n")) + section("b.ts", "<<<<<<< NEW_FILE\ny\n"))
     assert [b.file_path for b in parsed.blocks] == ["a.ts"]
     assert any("NEW_FILE" in w.message and "truncated" in w.message for w in parsed.warnings)
 
@@ -211,7 +211,7 @@ def test_basic_search_replace(root: Path) -> None:
     reply = section(
         "src/app.ts", block("const a = 1;\n", "const a = 10;\n"), block("const b = 2;\n", "const b = 20;\n")
     )
-    parsed = parse_response(reply)
+    parsed = parse_reply(reply)
     assert parsed.format == "file-sections"
     assert [(b.file_path, b.format) for b in parsed.blocks] == [("src/app.ts", "file-sections")] * 2
     result, files = apply_to(root, {"src/app.ts": "const a = 1;\nconst b = 2;\n"}, reply)

@@ -1,6 +1,6 @@
 """Seed 003 (copy-and-edit research summary): one test per item of its "10.2 Testing Strategy".
 
-The parser items map to :func:`editblocks.parse_response`, the ``applyEdit`` items to
+The parser items map to :func:`editblocks.parse_reply`, the ``applyEdit`` items to
 :func:`editblocks.apply_edits`, and the message-parser items to the line-driven parser that
 reads ``<boltAction>`` wrappers.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import editblocks
-from editblocks import EditBlock, EditStatus, parse_response
+from editblocks import EditBlock, EditStatus, parse_reply
 
 from .helpers import apply_to, sr
 
@@ -28,7 +28,7 @@ HERO = """export function Hero() {
 
 
 def test_parses_single_block() -> None:
-    parsed = parse_response(
+    parsed = parse_reply(
         sr("src/App.tsx", "import React from 'react';\n", "import React, { useState } from 'react';\n")
     )
     assert [(b.file_path, b.old_lines, b.new_lines) for b in parsed.blocks] == [
@@ -44,19 +44,19 @@ def test_parses_multiple_blocks_same_file() -> None:
         + "\n"
         + sr("src/App.tsx", "e\n", "f\n")
     )
-    parsed = parse_response(text)
+    parsed = parse_reply(text)
     assert [b.file_path for b in parsed.blocks] == ["src/App.tsx"] * 3
     assert [b.old_lines for b in parsed.blocks] == ["a\n", "c\n", "e\n"]
 
 
 def test_parses_multiple_blocks_different_files() -> None:
     text = sr("src/App.tsx", "a\n", "b\n") + sr("src/styles/main.css", "c\n", "d\n") + sr("README.md", "e\n", "f\n")
-    parsed = parse_response(text)
+    parsed = parse_reply(text)
     assert [b.file_path for b in parsed.blocks] == ["src/App.tsx", "src/styles/main.css", "README.md"]
 
 
 def test_handles_empty_search_new_file(root: Path) -> None:
-    parsed = parse_response(sr("src/components/Footer.tsx", "", "export const Footer = () => null;\n"))
+    parsed = parse_reply(sr("src/components/Footer.tsx", "", "export const Footer = () => null;\n"))
     block = parsed.blocks[0]
     assert block.is_create and block.old_lines == ""
     result, files = apply_to(root, {}, sr("src/components/Footer.tsx", "", "export const Footer = () => null;\n"))
@@ -72,17 +72,17 @@ def test_handles_malformed_markers_gracefully() -> None:
         "src/a.ts\n<<<<<<< SEARCH\n<<<<<<< SEARCH\n=======\n=======\n>>>>>>> REPLACE\n>>>>>>> REPLACE\n",
     ]
     for text in texts:
-        parsed = parse_response(text)
+        parsed = parse_reply(text)
         assert parsed.blocks == [], text
         assert parsed.warnings, f"malformed markers must be reported: {text!r}"
     # Bare conflict-style markers without SEARCH/REPLACE are neither blocks nor errors.
-    assert parse_response("<<<<<<<\n=======\n>>>>>>>\n").blocks == []
+    assert parse_reply("<<<<<<<\n=======\n>>>>>>>\n").blocks == []
 
 
 def test_preserves_whitespace_in_content() -> None:
     old = "  <div>\n\t\t<span>  x  </span>   \n\n  </div>\n"
     new = "  <div>\n\t\t<span>  y  </span>   \n\n\n  </div>\n"
-    block = parse_response(sr("a.html", old, new)).blocks[0]
+    block = parse_reply(sr("a.html", old, new)).blocks[0]
     assert block.old_lines == old
     assert block.new_lines == new
 
@@ -193,7 +193,7 @@ def test_streams_file_actions_unchanged() -> None:
         '<boltAction type="shell">\nnpm install\n</boltAction>\n'
         "</boltArtifact>\n"
     )
-    parsed = parse_response(text)
+    parsed = parse_reply(text)
     assert [(b.file_path, b.old_lines, b.new_lines) for b in parsed.blocks] == [
         ("src/App.tsx", "const a = 1;\n", "const a = 2;\n")
     ]

@@ -18,7 +18,7 @@ SCRIPT = textwrap.dedent(
     root = pathlib.Path(tempfile.mkdtemp())
     (root / "a.py").write_text("x = 1\\n")
     reply = "a.py\\n```\\n<<<<<<< SEARCH\\nx = 1\\n" + "=======\\n" * n + "x = 2\\n>>>>>>> REPLACE\\n```\\n"
-    parsed = editblocks.parse_response(reply)
+    parsed = editblocks.parse_reply(reply)
     assert len(parsed.blocks) == 1 and len(parsed.blocks[0].other_splits) <= 2
     result = editblocks.apply_edits(reply, root)
     print(result.results[0].status.value, (root / "a.py").read_text() == "x = 1\\n")

@@ -47,7 +47,7 @@ def test_import_editblocks_loads_no_library() -> None:
     loaded = _loaded("import editblocks")
     assert not loaded & HEAVY, loaded & HEAVY
     # Reading a reply needs no library either (matching, where rapidfuzz is, comes with applying).
-    assert not _loaded("import editblocks; editblocks.parse_response('x')") & HEAVY
+    assert not _loaded("import editblocks; editblocks.parse_reply('x')") & HEAVY
 
 
 def test_help_loads_no_engine_and_no_terminal_library() -> None:
@@ -83,3 +83,13 @@ def test_every_public_name_resolves_and_is_shown_as_editblocks() -> None:
     assert set(dir(editblocks)) >= set(editblocks.__all__)
     assert issubclass(editblocks.WorkspaceError, editblocks.EditblocksError)
     assert issubclass(editblocks.ReplyDecodeError, editblocks.EditblocksError)
+
+
+def test_the_earlier_names_of_reading_a_reply_still_work() -> None:
+    import editblocks
+
+    reply = "a.py\n```\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n"
+    parsed = editblocks.parse_response(reply)
+    assert isinstance(parsed, editblocks.ParsedReply) and editblocks.ParsedResponse is editblocks.ParsedReply
+    assert [b.replace_text for b in parsed.blocks] == ["x = 2\n"]
+    assert "parse_response" not in editblocks.__all__ and "parse_reply" in editblocks.__all__

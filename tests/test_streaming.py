@@ -1,4 +1,4 @@
-"""StreamParser: whatever the chunking, streaming finds what parse_response finds in the whole reply."""
+"""StreamParser: whatever the chunking, streaming finds what parse_reply finds in the whole reply."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import editblocks
-from editblocks import FORMATS, EditBlock, ParsedResponse, ParseWarning, ReplyDecodeError, StreamParser, parse_response
+from editblocks import FORMATS, EditBlock, ParsedReply, ParseWarning, ReplyDecodeError, StreamParser, parse_reply
 from editblocks.formats import detect_format, family_formats, get_format
 from editblocks.formats.search_replace import REPLACE, SEARCH
 from editblocks.reading.reader import ReplyReader, parse_lines, split_reply
@@ -32,7 +32,7 @@ from editblocks.reading.stream import (
 HERE = Path(__file__).parent
 CORPUS = HERE.parent.parent / "shared" / "corpus" / "real-replies" / "cases"
 
-# -- an independent, whole-reply implementation of parse_response's rules -------------------------
+# -- an independent, whole-reply implementation of parse_reply's rules -------------------------
 
 
 class _Spans:
@@ -54,7 +54,7 @@ def shell_suggestions(lines: Sequence[str], spans: _Spans) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def reference_parse(text: str, format: str | None = None) -> ParsedResponse:
+def reference_parse(text: str, format: str | None = None) -> ParsedReply:
     """Every family over the whole reply, then keep the earliest of overlapping blocks."""
     lines = split_reply(text)
     formats = [get_format(format)] if format else family_formats()
@@ -116,7 +116,7 @@ def reference_parse(text: str, format: str | None = None) -> ParsedResponse:
         name = Counter(b.format for b in kept).most_common(1)[0][0]
     else:
         name = detect_format("\n".join(lines))
-    return ParsedResponse(kept, warnings, shell_suggestions(lines, spans), name)
+    return ParsedReply(kept, warnings, shell_suggestions(lines, spans), name)
 
 
 # -- replies --------------------------------------------------------------------------------------
@@ -322,7 +322,7 @@ def check_lifecycle(events: list[Event]) -> None:
 
 
 def check_same(text: str, chunks: Sequence[str | bytes], format: str | None) -> None:
-    want = parse_response(text, format)
+    want = parse_reply(text, format)
     events, parser = run_stream(chunks, format)
     assert [e.block for e in events if isinstance(e, BlockCompleted)] == want.blocks
     warnings = [e.warning for e in events if isinstance(e, ParseWarningEvent)]
@@ -331,7 +331,7 @@ def check_same(text: str, chunks: Sequence[str | bytes], format: str | None) -> 
     assert sorted(warnings[:-1], key=lambda w: w.line) == warnings[:-1]
     assert [e.command for e in events if isinstance(e, ShellSuggestion)] == want.shell_suggestions
     check_lifecycle(events)
-    got = parser.response()
+    got = parser.reply()
     if not want.blocks and not format:
         assert got.format is None
         got.format = want.format
@@ -344,13 +344,13 @@ def check_same(text: str, chunks: Sequence[str | bytes], format: str | None) -> 
 @pytest.mark.parametrize("format", [None, *sorted(FORMATS)])
 def test_parse_response_keeps_the_whole_reply_rules_on_known_replies(format: str | None) -> None:
     for text in KNOWN_REPLIES:
-        assert parse_response(text, format) == reference_parse(text, format)
+        assert parse_reply(text, format) == reference_parse(text, format)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(replies, formats)
 def test_parse_response_keeps_the_whole_reply_rules(text: str, format: str | None) -> None:
-    assert parse_response(text, format) == reference_parse(text, format)
+    assert parse_reply(text, format) == reference_parse(text, format)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -410,14 +410,14 @@ def test_own_replies_byte_by_byte(name: str, size: int) -> None:
 
 @pytest.mark.parametrize("format", [None, *sorted(FORMATS)])
 def test_a_finished_reply_reads_as_the_line_by_line_reader_reads_it(format: str | None) -> None:
-    # parse_response reads a finished reply in one pass per format family; the reader that
+    # parse_reply reads a finished reply in one pass per format family; the reader that
     # streaming uses settles the same results line by line.
     for text in KNOWN_REPLIES:
         reader = ReplyReader(format)
         for line in split_reply(text):
             reader.feed_line(line)
         reader.close()
-        got, want = reader.response(), parse_response(text, format)
+        got, want = reader.reply(), parse_reply(text, format)
         if not format and not got.blocks:
             got.format = want.format  # (a guess from the text, made only for a whole reply)
         assert got == want
@@ -497,7 +497,7 @@ def test_events_of_a_simple_reply_split_inside_markers() -> None:
     partial = parser.partial()
     assert partial is not None and (partial.old_text, partial.new_text) == ("x = 1\ny = 2\n", "x = 10\n")
     events = parser.feed("ACE\n")
-    (block,) = parse_response(SIMPLE).blocks
+    (block,) = parse_reply(SIMPLE).blocks
     assert events == [BlockCompleted(block)]
     assert events[0].path == "src/a.py" and events[0].reply_line == 5 and events[0].format == "diff"
     assert parser.partial() is None
@@ -523,7 +523,7 @@ def test_multibyte_characters_split_across_chunks() -> None:
     data = text.encode("utf-8")
     events, _ = run_stream([data[i : i + 1] for i in range(len(data))])
     blocks = [e.block for e in events if isinstance(e, BlockCompleted)]
-    assert blocks == parse_response(text).blocks
+    assert blocks == parse_reply(text).blocks
     assert blocks[1].new_lines == "X = '✓ café 🎉'\n"
 
 
@@ -556,7 +556,7 @@ def test_a_block_waits_while_an_earlier_block_of_another_format_is_open() -> Non
     events += parser.close()
     blocks = [e.block for e in events if isinstance(e, BlockCompleted)]
     assert [b.file_path for b in blocks] == ["a.py", "b.py"]
-    assert blocks == parse_response(text).blocks
+    assert blocks == parse_reply(text).blocks
     check_lifecycle(events)
 
 
@@ -570,7 +570,7 @@ def test_a_format_can_be_chosen() -> None:
     text = OWN_REPLIES["mixed"]
     events, parser = run_stream([text], "edit-v3")
     assert [e.block.format for e in events if isinstance(e, BlockCompleted)] == ["edit-v3"]
-    assert parser.response().format == "edit-v3"
+    assert parser.reply().format == "edit-v3"
     with pytest.raises(ValueError):
         StreamParser("no-such-format")
 
@@ -596,7 +596,7 @@ def test_feed_after_close_and_bad_chunks() -> None:
 def test_bytearray_and_memoryview_chunks() -> None:
     data = OWN_REPLIES["diff"].encode("utf-8")
     events, _ = run_stream([bytearray(data[:20]), memoryview(data[20:])])
-    assert [e.block for e in events if isinstance(e, BlockCompleted)] == parse_response(OWN_REPLIES["diff"]).blocks
+    assert [e.block for e in events if isinstance(e, BlockCompleted)] == parse_reply(OWN_REPLIES["diff"]).blocks
 
 
 def test_stream_events_yields_as_chunks_arrive() -> None:

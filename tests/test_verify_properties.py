@@ -77,7 +77,7 @@ def _mutate(text: str, kind: str, k: int, data: st.DataObject) -> str:
 @given(st.data())
 def test_every_reported_success_passes_the_outcome_checks(data: st.DataObject) -> None:
     case = data.draw(st.sampled_from(CASES))
-    parsed = editblocks.parse_response((case / "reply.md").read_text(encoding="utf-8", errors="replace"))
+    parsed = editblocks.parse_reply((case / "reply.md").read_text(encoding="utf-8", errors="replace"))
     # Blocks with several "=======" lines are read against the file (exactly or not at all): left out here.
     blocks = [b for b in parsed.blocks if b.kind == "edit" and not b.other_splits]
     if not blocks:

@@ -392,9 +392,7 @@ def test_edit_manually_is_rechecked_and_applies_the_edited_text(client: TestClie
     stale = view["blocks"][3]
     assert stale["text"].startswith("README.md\n")
     assert (
-        editblocks.parse_response(stale["text"])
-        .blocks[0]
-        .same_edit(editblocks.parse_response(STALE_README_BLOCK).blocks[0])
+        editblocks.parse_reply(stale["text"]).blocks[0].same_edit(editblocks.parse_reply(STALE_README_BLOCK).blocks[0])
     )
 
     broken = client.post(f"/api/reviews/{rid}/blocks/3", json={"text": "README.md\n<<<<<<< SEARCH\nA tiny"}).json()

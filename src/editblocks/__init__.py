@@ -1,7 +1,7 @@
 """editblocks: turn a language model's reply into safe, verified edits of real files.
 
 >>> import editblocks
->>> parsed = editblocks.parse_response(reply_text)          # doctest: +SKIP
+>>> parsed = editblocks.parse_reply(reply_text)          # doctest: +SKIP
 >>> result = editblocks.apply_edits(reply_text, root=".")   # doctest: +SKIP
 
 The public API is what this module exports (``__all__``). Each name is imported when it is
@@ -19,7 +19,7 @@ __version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
     # Reading a reply, whole or as it arrives.
-    "parse_response": "editblocks.reading.reader",
+    "parse_reply": "editblocks.reading.reader",
     "StreamParser": "editblocks.reading.stream",
     "stream_events": "editblocks.reading.stream",
     "BlockStarted": "editblocks.reading.stream",
@@ -32,7 +32,7 @@ _EXPORTS: dict[str, str] = {
     # The model of blocks and results.
     "EditBlock": "editblocks.models",
     "ParseWarning": "editblocks.models",
-    "ParsedResponse": "editblocks.models",
+    "ParsedReply": "editblocks.models",
     "EditResult": "editblocks.models",
     "EditStatus": "editblocks.status",
     "Strategy": "editblocks.status",
@@ -44,6 +44,7 @@ _EXPORTS: dict[str, str] = {
     "build_messages": "editblocks.prompts",
     # Applying, undoing, converting.
     "apply_edits": "editblocks.pipeline.api",
+    "apply_with_options": "editblocks.pipeline.api",
     "ApplyOptions": "editblocks.pipeline.placer",
     "ApplyStream": "editblocks.pipeline.stream",
     "BlockApplied": "editblocks.pipeline.stream",
@@ -77,8 +78,11 @@ _EXPORTS: dict[str, str] = {
     "ConversionError": "editblocks.pipeline.conversion",
     "RunError": "editblocks.run",
 }
-_RENAMED = {"undo_history": "history"}
+_RENAMED = {"undo_history": "history", "parse_response": "parse_reply", "ParsedResponse": "ParsedReply"}
 """Public names whose object has another name in its module."""
+
+_EXPORTS.update({"parse_response": "editblocks.reading.reader", "ParsedResponse": "editblocks.models"})
+"""Earlier names of :func:`parse_reply` and :class:`ParsedReply`, kept working (not in ``__all__``)."""
 
 _ROOMS = frozenset(
     {
@@ -122,7 +126,7 @@ __all__ = [
     "LockTimeoutError",
     "ParseWarning",
     "ParseWarningEvent",
-    "ParsedResponse",
+    "ParsedReply",
     "PathError",
     "ReplyDecodeError",
     "RepoSummary",
@@ -138,13 +142,14 @@ __all__ = [
     "WorkspaceError",
     "apply_edits",
     "apply_stream",
+    "apply_with_options",
     "arun_request",
     "build_messages",
     "convert",
     "convert_reply",
     "file_context",
     "get_format",
-    "parse_response",
+    "parse_reply",
     "run_request",
     "stream_events",
     "summarize",
@@ -185,13 +190,13 @@ if TYPE_CHECKING:
     from editblocks.files.journal import history as undo_history
     from editblocks.files.lock import LockTimeoutError
     from editblocks.formats import FORMATS, EditFormat, get_format
-    from editblocks.models import ApplyResult, EditBlock, EditResult, ParsedResponse, ParseWarning
-    from editblocks.pipeline.api import apply_edits
+    from editblocks.models import ApplyResult, EditBlock, EditResult, ParsedReply, ParseWarning
+    from editblocks.pipeline.api import apply_edits, apply_with_options
     from editblocks.pipeline.conversion import Conversion, ConversionError, convert, convert_reply
     from editblocks.pipeline.placer import ApplyOptions
     from editblocks.pipeline.stream import ApplyStream, BlockApplied, apply_stream
     from editblocks.prompts import build_messages
-    from editblocks.reading.reader import parse_response
+    from editblocks.reading.reader import parse_reply
     from editblocks.reading.stream import (
         BlockAbandoned,
         BlockCompleted,

@@ -175,8 +175,8 @@ class ParseWarning:
 
 
 @dataclass
-class ParsedResponse:
-    """What :func:`editblocks.parse_response` found in a reply."""
+class ParsedReply:
+    """What :func:`editblocks.parse_reply` found in a reply."""
 
     blocks: list[EditBlock] = field(default_factory=list)
     warnings: list[ParseWarning] = field(default_factory=list)

@@ -329,7 +329,7 @@ def apply(
     """
     from editblocks.files.drift import FolderBase
     from editblocks.pipeline.api import apply_edits
-    from editblocks.reading.reader import parse_response
+    from editblocks.reading.reader import parse_reply
 
     if not Path(root).is_dir():
         raise UsageError(f"root folder not found: {root}")
@@ -399,7 +399,7 @@ def apply(
             )
         )
     text = _read_reply(reply, int(max_reply_mb * 1024 * 1024))
-    parsed = parse_response(text, fmt)
+    parsed = parse_reply(text, fmt)
     if click.get_current_context().get_parameter_source("root") is ParameterSource.DEFAULT:
         top = git_top_root([b.file_path for b in parsed.blocks])
         if top is not None:
@@ -462,10 +462,10 @@ def check(reply: str, fmt: str | None, as_json: bool) -> None:
     warnings, 2 when no edit block was found.
     """
     from editblocks.cli.terminal import print_parsed
-    from editblocks.reading.reader import parse_response
+    from editblocks.reading.reader import parse_reply
 
     text = _read_reply(reply)
-    parsed = parse_response(text, fmt)
+    parsed = parse_reply(text, fmt)
     if as_json:
         click.echo(
             json.dumps(

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from editblocks.models import ApplyResult, ParsedResponse
+    from editblocks.models import ApplyResult, ParsedReply
 
 COLOR_KEY = "editblocks.color"
 """Where ``--color/--no-color`` is kept in the click context's ``meta``."""
@@ -18,9 +18,9 @@ COLOR_KEY = "editblocks.color"
 def no_blocks_message(text: str, fmt: str | None) -> str:
     """ "no edit blocks found", and when the reply reads as whole files, how to apply them."""
     if fmt is None:
-        from editblocks.reading.reader import parse_response
+        from editblocks.reading.reader import parse_reply
 
-        whole = parse_response(text, "whole").blocks
+        whole = parse_reply(text, "whole").blocks
         if whole:
             paths = list(dict.fromkeys(b.file_path for b in whole))
             listed = ", ".join(paths[:5]) + (", ..." if len(paths) > 5 else "")
@@ -31,7 +31,7 @@ def no_blocks_message(text: str, fmt: str | None) -> str:
     return "no edit blocks found in the reply"
 
 
-def no_blocks_json(parsed: ParsedResponse) -> str:
+def no_blocks_json(parsed: ParsedReply) -> str:
     """``--json`` for a reply without blocks: its format guess, warnings and shell suggestions."""
     return json.dumps(
         {

@@ -8,7 +8,6 @@ override them, and options given on the command line override both.
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,7 +65,7 @@ def find_files(start: Path | None = None) -> list[Path]:
     for folder in [here, *here.parents]:
         found = []
         pyproject = folder / "pyproject.toml"
-        if pyproject.is_file() and "editblocks" in _read(pyproject).get("tool", {}):
+        if pyproject.is_file() and _mentions_editblocks(pyproject) and "editblocks" in _read(pyproject).get("tool", {}):
             found.append(pyproject)
         if (folder / ".editblocks.toml").is_file():
             found.append(folder / ".editblocks.toml")
@@ -75,7 +74,17 @@ def find_files(start: Path | None = None) -> list[Path]:
     return []
 
 
+def _mentions_editblocks(path: Path) -> bool:
+    """Whether the file's text names editblocks at all (a file that does not is not parsed)."""
+    try:
+        return b"editblocks" in path.read_bytes()
+    except OSError:
+        return True  # read again by _read, which says why it cannot be
+
+
 def _read(path: Path) -> dict[str, Any]:
+    import tomllib  # loaded only where a settings file is there
+
     try:
         with open(path, "rb") as fh:
             return tomllib.load(fh)

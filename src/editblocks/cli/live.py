@@ -131,7 +131,7 @@ def apply_stdin(
 
 
 def _no_blocks(stream: ApplyStream, as_json: bool, data: bytes, fmt: str | None) -> None:
-    parsed = stream.parser.response()
+    parsed = stream.parser.reply()
     if as_json:
         from editblocks.cli.common import no_blocks_json
 

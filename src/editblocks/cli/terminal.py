@@ -9,7 +9,7 @@ import click
 
 from editblocks.cli.common import COLOR_KEY
 from editblocks.cli.plain import Out, PlainConsole, escape, visible
-from editblocks.models import ApplyResult, EditResult, EditStatus, ParsedResponse, ParseWarning
+from editblocks.models import ApplyResult, EditResult, EditStatus, ParsedReply, ParseWarning
 from editblocks.quoting import percent
 
 _STATUS_STYLE = {
@@ -217,7 +217,7 @@ def print_warnings(console: Out, warnings: list[ParseWarning]) -> None:
         console.print(f"[yellow]{more_warnings(len(warnings) - MAX_SHOWN_WARNINGS)}[/]", highlight=False)
 
 
-def print_parsed(console: Out, parsed: ParsedResponse) -> None:
+def print_parsed(console: Out, parsed: ParsedReply) -> None:
     """The blocks found in a reply, without applying them."""
     label = parsed.format_label or "no format detected"
     if is_plain(console):
@@ -237,7 +237,7 @@ def print_parsed(console: Out, parsed: ParsedResponse) -> None:
             console.print(f"  $ {escape(cmd)}", highlight=False, soft_wrap=is_plain(console))
 
 
-def _print_parsed_table(console: Out, parsed: ParsedResponse, label: str) -> None:
+def _print_parsed_table(console: Out, parsed: ParsedReply, label: str) -> None:
     from rich.table import Table
 
     table = Table(title=f"Edit blocks ({label})")

@@ -18,7 +18,7 @@ is one or a few whole definitions, or the complete file.
 
 Like ``whole``, this format is **never detected** (any code fence with a path above it would
 look like a sketch): it is read only when asked for (``--format lazy``,
-``parse_response(text, "lazy")``), and only fences whose path is on the line just before them
+``parse_reply(text, "lazy")``), and only fences whose path is on the line just before them
 (or in their info string, or a ``### File:`` heading) count.
 """
 

@@ -15,7 +15,7 @@ Telling a whole file from an ordinary code fence: prose replies are full of fenc
 *not* a file's complete content (a snippet, a usage example, a function shown on its own), and
 reading one as a whole file would silently delete the rest of that file. So this format is
 **never detected**: it is read only when asked for (``--format whole``,
-``parse_response(text, "whole")``), and even then only fences whose path is on the line just
+``parse_reply(text, "whole")``), and even then only fences whose path is on the line just
 before them (or in their info string, or a ``### File:`` heading) count; a fence without its own
 path (one that would reuse the previous block's path) is never a whole file. A fence whose
 content reads as another format's edit blocks is refused rather than written into the file.
@@ -30,7 +30,6 @@ from editblocks.formats.base import EditFormat, LineParser, LineView, OpenBlock,
 from editblocks.formats.common import PathLookback, parse_fence
 from editblocks.models import EditBlock, ParseWarning
 from editblocks.quoting import choose_fence, quote
-from editblocks.syntax.languages import is_document
 
 FORMAT = "whole"
 
@@ -70,6 +69,8 @@ def partial_reason(new_text: str, old_text: str | None, path: str = "") -> str |
     line is inside one of its fenced code examples.
     """
     have = {line.strip() for line in old_text.split("\n")} if old_text else set()
+    from editblocks.syntax.languages import is_document  # loaded when a whole file is read
+
     document, fenced = is_document(path), False
     for n, line in enumerate(new_text.split("\n"), start=1):
         s = line.strip()

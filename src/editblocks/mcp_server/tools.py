@@ -85,7 +85,7 @@ def apply_reply(
     """
     from editblocks.files.workspace import WorkspaceError, check_reply_size
     from editblocks.pipeline.api import apply_edits
-    from editblocks.reading.reader import parse_response
+    from editblocks.reading.reader import parse_reply
 
     fmt = _check_choice(format, format_names(), "format")
     level = _check_choice(match, match_levels(), "match level")
@@ -97,7 +97,7 @@ def apply_reply(
         check_reply_size(reply)
     except WorkspaceError as exc:
         raise ToolFailure(str(exc)) from None
-    parsed = parse_response(reply, fmt)
+    parsed = parse_reply(reply, fmt)
     if not parsed.blocks:
         lines = ["no edit blocks found in the reply" + (f" (read as the {fmt} format)" if fmt else "")]
         lines += [f"reply line {w.line}: {w.message}" if w.line else w.message for w in parsed.warnings]

@@ -12,14 +12,14 @@ from editblocks.files.drift import DriftCheck
 from editblocks.files.journal import root_lock
 from editblocks.files.lock import DEFAULT_LOCK_TIMEOUT
 from editblocks.files.workspace import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_REPLY_BYTES, Workspace, check_reply_size
-from editblocks.models import ApplyResult, EditBlock, ParsedResponse
+from editblocks.models import ApplyResult, EditBlock, ParsedReply
 from editblocks.pipeline.placer import ApplyOptions, apply_parsed
-from editblocks.reading.reader import parse_response
+from editblocks.reading.reader import parse_reply
 from editblocks.reading.stream import decode_reply
 
 
 def apply_edits(
-    source: str | bytes | ParsedResponse | Iterable[EditBlock] | Iterable[str | bytes],
+    source: str | bytes | ParsedReply | Iterable[EditBlock] | Iterable[str | bytes],
     root: str | os.PathLike[str] = ".",
     *,
     format: str | None = None,
@@ -39,7 +39,7 @@ def apply_edits(
 ) -> ApplyResult:
     """Apply the edit blocks of a reply to the files under ``root``.
 
-    ``source`` is the reply text, a :class:`ParsedResponse`, or a list of blocks. Blocks apply
+    ``source`` is the reply text, a :class:`ParsedReply`, or a list of blocks. Blocks apply
     in reply order, each seeing the result of the earlier ones; every file is written once at
     the end, atomically. After a failed block, later blocks to the same file are skipped unless
     ``continue_after_failure``. With ``dry_run`` nothing is written and ``result.diffs`` shows
@@ -98,7 +98,7 @@ def apply_edits(
 
 
 def apply_with_options(
-    source: str | bytes | ParsedResponse | Iterable[EditBlock] | Iterable[str | bytes],
+    source: str | bytes | ParsedReply | Iterable[EditBlock] | Iterable[str | bytes],
     root: str | os.PathLike[str],
     options: ApplyOptions,
 ) -> ApplyResult:
@@ -110,8 +110,8 @@ def apply_with_options(
         source = decode_reply(bytes(source))
     if isinstance(source, str):
         check_reply_size(source, max_reply_bytes)
-        parsed = parse_response(source, format)
-    elif isinstance(source, ParsedResponse):
+        parsed = parse_reply(source, format)
+    elif isinstance(source, ParsedReply):
         parsed = source
     else:
         from editblocks.pipeline.stream import apply_stream, split_source  # loaded only for streams
@@ -119,7 +119,7 @@ def apply_with_options(
         blocks, chunks = split_source(source)
         if chunks is not None:
             return apply_stream(chunks, root, options=options)
-        parsed = ParsedResponse(blocks=blocks or [], format=format)
+        parsed = ParsedReply(blocks=blocks or [], format=format)
     workspace = Workspace(root, max_file_bytes=options.max_file_bytes)
     drift = DriftCheck(options.base, workspace) if options.base is not None else None
     with nullcontext() if options.dry_run else root_lock(workspace.root, timeout=options.lock_timeout):

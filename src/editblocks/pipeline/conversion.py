@@ -31,7 +31,7 @@ from editblocks.matching import find_all
 from editblocks.models import ApplyResult, EditBlock, EditStatus
 from editblocks.pipeline.placer import ApplyOptions, BlockApplier, checked_sketch
 from editblocks.quoting import choose_fence
-from editblocks.reading.reader import parse_response, split_reply
+from editblocks.reading.reader import parse_reply, split_reply
 
 
 class ConversionError(EditblocksError, ValueError):
@@ -95,7 +95,7 @@ def convert_reply(
     target = get_format(to)
     if to == "udiff" and root is not None:
         return _patch(text, Workspace(root), format, match, fence=fence)
-    parsed = parse_response(text, format)
+    parsed = parse_reply(text, format)
     done = Conversion("", format=parsed.format)
     blocks = list(parsed.blocks)
     if root is not None:

@@ -27,7 +27,7 @@ from editblocks.matching.elision import expand_replace_elisions
 from editblocks.matching.narrowing import HINT_WINDOW
 from editblocks.matching.strategies import FileView, is_elision, split_elisions
 from editblocks.matching.text import remember_line
-from editblocks.models import ApplyResult, EditBlock, EditResult, EditStatus, ParsedResponse, ParseWarning
+from editblocks.models import ApplyResult, EditBlock, EditResult, EditStatus, ParsedReply, ParseWarning
 from editblocks.pipeline.feedback import numbered_regions
 from editblocks.pipeline.lines import FileLines
 from editblocks.pipeline.verifier import (
@@ -176,7 +176,7 @@ class _Failure(Exception):
 
 
 def apply_parsed(
-    parsed: ParsedResponse, workspace: Workspace, options: ApplyOptions, drift: DriftCheck | None
+    parsed: ParsedReply, workspace: Workspace, options: ApplyOptions, drift: DriftCheck | None
 ) -> ApplyResult:
     """Apply the blocks of ``parsed`` under ``workspace`` and write the files (the caller holds the root's lock)."""
     result = ApplyResult(

@@ -36,7 +36,7 @@ from editblocks.files.journal import root_lock
 from editblocks.files.workspace import TooLargeError, Workspace
 from editblocks.models import ApplyResult, EditBlock, EditResult, EditStatus
 from editblocks.pipeline.placer import ApplyOptions, BlockApplier
-from editblocks.reading.reader import parse_response
+from editblocks.reading.reader import parse_reply
 from editblocks.reading.stream import BlockCompleted, Event, ParseWarningEvent, StreamParser
 
 Chunk = str | bytes
@@ -115,7 +115,7 @@ class ApplyStream:
         """Ctrl-C arrived while the files were being written (they were all written first)."""
         self._lock = None if dry_run else root_lock(self.workspace.root, timeout=lock_timeout)
         # The reply's text is kept until its first block completes: a reply without blocks is
-        # given the format parse_response would guess from its whole text.
+        # given the format parse_reply would guess from its whole text.
         self._kept: list[str] | None = [] if format is None else None
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._locked = False
@@ -150,13 +150,13 @@ class ApplyStream:
             return []
         events = self._apply(self.parser.close())
         self._closed = True
-        parsed = self.parser.response()
+        parsed = self.parser.reply()
         self.result.warnings[:0] = parsed.warnings
         self.result.shell_suggestions = list(parsed.shell_suggestions)
         self.result.format = parsed.format
         if parsed.format is None and self._kept is not None:
             self._kept.append(self._decoder.decode(b"", final=True))
-            self.result.format = parse_response("".join(self._kept)).format
+            self.result.format = parse_reply("".join(self._kept)).format
         self._kept = None
         return events
 

@@ -1,6 +1,6 @@
 """Turning a reply into blocks: one format, or every format block by block.
 
-One engine, :class:`ReplyReader`, reads every reply: a finished one (:func:`parse_response`) as
+One engine, :class:`ReplyReader`, reads every reply: a finished one (:func:`parse_reply`) as
 one batch of lines, one still arriving (:class:`editblocks.StreamParser`) a batch per chunk,
 with the same parsers and the same rules for what is kept; it reports each result as soon as
 it is certain.
@@ -16,7 +16,7 @@ from operator import attrgetter
 
 from editblocks.formats import detect_format, family_formats, get_format, loud_patterns
 from editblocks.formats.base import LineParser, OpenBlock, ParseItem
-from editblocks.models import EditBlock, ParsedResponse, ParseWarning
+from editblocks.models import EditBlock, ParsedReply, ParseWarning
 from editblocks.reading.scan import MarkerBalance, ShellScanner, combined_wake, line_indexes, may_suggest_shell
 
 _BACKTICK = re.compile(r"`[^\n]*")
@@ -36,7 +36,7 @@ def split_reply(text: str) -> list[str]:
     return lines
 
 
-def parse_response(text: str, format: str | None = None) -> ParsedResponse:
+def parse_reply(text: str, format: str | None = None) -> ParsedReply:
     """Find the edit blocks in a model's reply.
 
     With ``format=None`` every format is tried and each block is read in the format it is
@@ -44,25 +44,25 @@ def parse_response(text: str, format: str | None = None) -> ParsedResponse:
     on any text.
     """
     if not isinstance(text, str):
-        raise TypeError(f"parse_response expects the reply as str, not {type(text).__name__}")
+        raise TypeError(f"parse_reply expects the reply as str, not {type(text).__name__}")
     lines = split_reply(text)
     # The lines joined again are the text itself, but for CRLF line endings (a last line ending
     # more changes nothing the reader looks for in it).
     return _parse(lines, format, text if "\r" not in text else None)
 
 
-def parse_lines(lines: Sequence[str], format: str | None = None) -> ParsedResponse:
-    """:func:`parse_response` on a reply already split into lines (none may hold a line ending)."""
+def parse_lines(lines: Sequence[str], format: str | None = None) -> ParsedReply:
+    """:func:`parse_reply` on a reply already split into lines (none may hold a line ending)."""
     if any("\n" in line for line in lines):
-        raise ValueError("parse_lines expects lines without line endings; use parse_response for a whole text")
+        raise ValueError("parse_lines expects lines without line endings; use parse_reply for a whole text")
     return _parse(lines, format)
 
 
-def _parse(lines: Sequence[str], format: str | None, joined: str | None = None) -> ParsedResponse:
+def _parse(lines: Sequence[str], format: str | None, joined: str | None = None) -> ParsedReply:
     reader = ReplyReader(format)
     reader.feed_lines(lines, last=True, joined=joined)
     reader.close()
-    parsed = reader.response()
+    parsed = reader.reply()
     if parsed.format is None:
         # No block found: a best guess at the format, from the reply's first lines.
         parsed.format = detect_format("\n".join(lines[:DETECT_LINES]))
@@ -400,8 +400,8 @@ class ReplyReader:
         if balance is not None:
             self.warning(balance)
 
-    def response(self) -> ParsedResponse:
-        """What was settled so far, as :func:`parse_response` reports it.
+    def reply(self) -> ParsedReply:
+        """What was settled so far, as :func:`parse_reply` reports it.
 
         ``format`` is the requested format, else the most common format among the blocks,
         else None.
@@ -412,7 +412,7 @@ class ReplyReader:
             name = Counter(b.format for b in self.blocks).most_common(1)[0][0]
         else:
             name = None
-        return ParsedResponse(
+        return ParsedReply(
             blocks=list(self.blocks),
             warnings=sorted(self.warnings, key=attrgetter("line")),
             shell_suggestions=list(self.shell_suggestions),

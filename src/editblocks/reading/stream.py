@@ -11,7 +11,7 @@
 Chunks may split the reply anywhere, inside a marker or inside a multi-byte UTF-8 character
 (``bytes`` chunks are cut into lines before they are decoded, so a character split between
 chunks is decoded whole). Whatever the split, the blocks of the :class:`BlockCompleted`
-events, in order, are the blocks :func:`editblocks.parse_response` finds in the whole reply;
+events, in order, are the blocks :func:`editblocks.parse_reply` finds in the whole reply;
 the :class:`ParseWarningEvent` warnings are its warnings, in line order except the
 SEARCH/REPLACE marker-count warning, which can only be known at the end and comes last; and
 the :class:`ShellSuggestion` commands are its shell suggestions, in order.
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from editblocks.errors import EditblocksError
-from editblocks.models import EditBlock, ParsedResponse, ParseWarning
+from editblocks.models import EditBlock, ParsedReply, ParseWarning
 from editblocks.reading.reader import ReplyReader
 
 
@@ -64,7 +64,7 @@ class BlockProgress:
 
 @dataclass(slots=True)
 class BlockCompleted:
-    """A block is complete and kept: ``block`` is what :func:`editblocks.parse_response` returns for it."""
+    """A block is complete and kept: ``block`` is what :func:`editblocks.parse_reply` returns for it."""
 
     block: EditBlock
 
@@ -93,7 +93,7 @@ class BlockAbandoned:
 
 @dataclass(slots=True)
 class ParseWarningEvent:
-    """A warning about the reply, as :func:`editblocks.parse_response` reports it."""
+    """A warning about the reply, as :func:`editblocks.parse_reply` reports it."""
 
     warning: ParseWarning
 
@@ -231,7 +231,7 @@ def decode_reply(data: bytes) -> str:
 class StreamParser:
     """Parses a reply chunk by chunk, reporting blocks as they start, grow and complete.
 
-    ``format`` works as in :func:`editblocks.parse_response`: None reads every format. Feed
+    ``format`` works as in :func:`editblocks.parse_reply`: None reads every format. Feed
     ``str`` or UTF-8 ``bytes`` chunks (undecodable bytes become U+FFFD, as when the command
     line reads a reply), then call :meth:`close` once the reply has ended. Only the unfinished
     last line is buffered, so the total work is proportional to the reply's length however it
@@ -385,14 +385,14 @@ class StreamParser:
             "".join(x + "\n" for x in block.new),
         )
 
-    def response(self) -> ParsedResponse:
-        """Everything completed so far as a :class:`ParsedResponse`.
+    def reply(self) -> ParsedReply:
+        """Everything completed so far as a :class:`ParsedReply`.
 
-        After :meth:`close` it equals :func:`editblocks.parse_response` on the whole reply,
+        After :meth:`close` it equals :func:`editblocks.parse_reply` on the whole reply,
         except that ``format`` is None (not a guess from the text) when there is no block and
         no format was requested.
         """
-        return self._reader.response()
+        return self._reader.reply()
 
 
 def stream_events(chunks: Iterable[str | bytes], format: str | None = None) -> Iterator[Event]:

@@ -2,7 +2,7 @@
 
 The completed blocks and the block still being written come from
 :class:`editblocks.StreamParser`; without it (an older build) the reply received so far is
-parsed again with :func:`editblocks.parse_response` when the page asks, and the lines after the
+parsed again with :func:`editblocks.parse_reply` when the page asks, and the lines after the
 last complete block are shown as still arriving.
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from editblocks.models import EditBlock, ParseWarning
-from editblocks.reading.reader import parse_response
+from editblocks.reading.reader import parse_reply
 
 try:
     from editblocks.reading.stream import StreamParser
@@ -142,7 +142,7 @@ class LiveReply:
             text = "".join(self._parts)
             self._parts = [text] if text else []
             if self._parser is not None:
-                parsed = self._parser.response()
+                parsed = self._parser.reply()
                 partial = self._parser.partial()
                 in_progress = None
                 if partial is not None and not self.done:
@@ -157,7 +157,7 @@ class LiveReply:
                 blocks, warnings, shell, fmt = parsed.blocks, parsed.warnings, parsed.shell_suggestions, parsed.format
             else:
                 complete = text if self.done else text[: text.rfind("\n") + 1]
-                parsed = parse_response(complete, self.format)
+                parsed = parse_reply(complete, self.format)
                 blocks, warnings, shell, fmt = parsed.blocks, parsed.warnings, parsed.shell_suggestions, parsed.format
                 in_progress = None
                 if not self.done:

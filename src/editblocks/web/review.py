@@ -1,6 +1,6 @@
 """One reply under review: what each block would do, what was applied, and the page's view of it.
 
-Everything is computed by the package's own pipeline: :func:`parse_response` finds the blocks,
+Everything is computed by the package's own pipeline: :func:`parse_reply` finds the blocks,
 :func:`apply_edits` with ``dry_run=True`` says what each block would do and produces the diffs,
 and :func:`~.recording.apply_recorded` writes. Nothing is written until :meth:`Review.apply`.
 """
@@ -22,7 +22,7 @@ from editblocks.pipeline.api import apply_with_options
 from editblocks.pipeline.feedback import feedback_message
 from editblocks.pipeline.placer import ApplyOptions
 from editblocks.quoting import percent
-from editblocks.reading.reader import parse_response, split_reply
+from editblocks.reading.reader import parse_reply, split_reply
 from editblocks.status import Strategy
 from editblocks.web.highlight import diff_rows, text_rows
 from editblocks.web.recording import apply_recorded, undo_status, undone_entries
@@ -74,7 +74,7 @@ def editable_text(block: EditBlock, reply_lines: list[str]) -> str:
     for text in candidates:
         if not text.strip():
             continue
-        blocks = parse_response(text).blocks
+        blocks = parse_reply(text).blocks
         if len(blocks) == 1 and blocks[0].same_edit(block):
             return text
     return candidates[0]
@@ -147,7 +147,7 @@ class Review:
         self.shell_suggestions: list[str] = []
         self.format: str | None = None
         if parse:
-            parsed = parse_response(reply, self.options.format)
+            parsed = parse_reply(reply, self.options.format)
             self.sync(reply, parsed.blocks, parsed.warnings, parsed.shell_suggestions, parsed.format)
 
     # -- the blocks ---------------------------------------------------------------------
@@ -191,9 +191,9 @@ class Review:
                 slot.edited, slot.edited_text, slot.edit_error = None, None, None
             else:
                 slot.edited_text = text
-                parsed = parse_response(text, slot.block.format)
+                parsed = parse_reply(text, slot.block.format)
                 if not parsed.blocks:
-                    parsed = parse_response(text)
+                    parsed = parse_reply(text)
                 if len(parsed.blocks) == 1:
                     slot.edited, slot.edit_error = parsed.blocks[0], None
                 else:
