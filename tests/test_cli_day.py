@@ -413,6 +413,22 @@ def test_editblocks_toml_and_a_bad_setting(tmp_path: Path, monkeypatch: pytest.M
     assert code == 2 and "match in" in err and "psychic" in err
 
 
+def test_settings_are_read_from_the_root_given_not_only_from_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "proj"
+    write_tree(project, {".editblocks.toml": "atomic = true\n", "a.py": "x = 1\n", "b.py": "y = 1\n"})
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    monkeypatch.delenv("EDITBLOCKS_ATOMIC", raising=False)
+    reply = reply_file(tmp_path, sr("a.py", "x = 1\n", "x = 2\n") + sr("b.py", "nope\n", "y = 2\n"))
+    for root_args in (["--root", str(project)], [f"--root={project}"]):
+        code, _, _ = run("apply", "-q", str(reply), *root_args)
+        assert code == 1 and (project / "a.py").read_text() == "x = 1\n"  # atomic: nothing written
+    code, _, _ = run("apply", "-q", str(reply), "--root", str(project), "--no-atomic")
+    assert code == 1 and (project / "a.py").read_text() == "x = 2\n"
+
+
 def test_a_pyproject_without_editblocks_settings_is_not_read_and_a_broken_one_with_them_is_an_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -55,9 +55,28 @@ def _escape_unwritable() -> None:
                 pass
 
 
+ROOT_GIVEN_KEY = "editblocks.root_given"
+
+
+def _root_given(args: list[str]) -> str | None:
+    """The folder a command's ``--root`` names in ``args`` (None when none is given)."""
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg == "--root" and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith("--root="):
+            return arg[len("--root=") :]
+    return None
+
+
 class _Commands(click.Group):
     """The command group: a usage error raised by any command (or the faces below it) is
     reported by click with exit status 2."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta[ROOT_GIVEN_KEY] = _root_given(args)
+        return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
         _escape_unwritable()
@@ -203,12 +222,16 @@ def _refuse_with_review(*names: str) -> None:
 def main(ctx: click.Context) -> None:
     """Apply the edit blocks of a language model's reply to files, safely, and say what happened.
 
-    Defaults come from [tool.editblocks] in pyproject.toml or .editblocks.toml, then EDITBLOCKS_*
-    variables; options given override both ('editblocks config' shows the effective settings).
+    Defaults come from [tool.editblocks] in pyproject.toml or .editblocks.toml (in --root or the
+    nearest folder above it that has one; without --root, from the current folder), then
+    EDITBLOCKS_* variables; options given override both ('editblocks config' shows the
+    effective settings).
     """
     from editblocks.cli.config import load
 
-    settings = load()
+    given = ctx.meta.get(ROOT_GIVEN_KEY)
+    start = Path(given) if given and Path(given).is_dir() else None
+    settings = load(start)
     ctx.meta["editblocks.settings"] = settings
     ctx.default_map = {**settings.default_map(), **(ctx.default_map or {})}
 
