@@ -379,3 +379,43 @@ def test_a_blank_search_in_an_empty_text_finds_no_place(level: str) -> None:
     # An empty file has no line for a blank SEARCH line to stand on: no place, no crash.
     found = locate("", "\n", "x\n", level=level)
     assert isinstance(found, MatchFailure)
+
+
+# -- a SEARCH line copied without its indentation ------------------------------------------------
+
+
+@pytest.mark.parametrize("module", ["textwrap.py", "shlex.py", "calendar.py"])
+def test_a_search_line_that_lost_its_indentation_never_indents_the_change_twice(tmp_path: Path, module: str) -> None:
+    """Spans of standard-library code whose first SEARCH line lost all or part of its
+    indentation, with one line changed: every block is applied exactly as meant or refused."""
+    import os
+    import random
+
+    text = Path(os.path.dirname(os.__file__), module).read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    rng = random.Random(module)
+    outcomes = set()
+    for _ in range(25):
+        length = rng.randint(2, 5)
+        for _ in range(200):
+            i = rng.randrange(len(lines) - length)
+            span = lines[i : i + length]
+            if all(x.strip() for x in span) and span[0].startswith("    ") and text.count("".join(span)) == 1:
+                break
+        else:
+            continue
+        changed = rng.choice([0, rng.randrange(length)])
+        new_span = list(span)
+        new_span[changed] = new_span[changed].rstrip("\n") + "  # changed\n"
+        search = list(span)
+        search[0] = search[0].lstrip(" ") if rng.random() < 0.5 else search[0][4:]
+        (tmp_path / "m.py").write_text(text, encoding="utf-8")
+        result = editblocks.apply_edits(sr("m.py", "".join(search), "".join(new_span)), tmp_path, journal=False)
+        status = result.results[0].status
+        after = (tmp_path / "m.py").read_text(encoding="utf-8")
+        outcomes.add(status)
+        if status is EditStatus.APPLIED:
+            assert after == "".join(lines[:i] + new_span + lines[i + length :])
+        else:
+            assert status is EditStatus.FAILED and after == text
+    assert EditStatus.FAILED in outcomes

@@ -45,6 +45,12 @@ class Reindenter:
             lw, ew = file_style.level(w_ind)
             self.shift[i] = lw - ls
         self._known = sorted(self.shift)
+        self.mixed = not self.identical and not self.uniform(search, window, mapping)
+        """SEARCH's lines are shifted from the file's by different amounts (some copied with
+        their indentation lost or changed): a new line placed by one of them is uncertain,
+        unless REPLACE shows it is written in SEARCH's indentation (:attr:`search_frame`)."""
+        self.search_frame = False
+        """REPLACE repeats, as SEARCH has it, a SEARCH line indented unlike its file line."""
 
     def uniform(self, search: Sequence[str], window: Sequence[str], mapping: Sequence[int | None]) -> bool:
         """True when every matched line is shifted by the same number of levels, keeping its
@@ -89,6 +95,16 @@ class Reindenter:
         s_ind, w_ind, r_ind = indent_of(search[ref]), indent_of(window[w]), indent_of(line)
         if r_ind == s_ind:
             return w_ind + body
+        if self.mixed and not self.search_frame and s_ind != w_ind:
+            if line == window[w]:
+                return line  # the file's own line, as the file has it
+            # REPLACE's line may be written in the file's indentation or in SEARCH's (then
+            # shifted): SEARCH's other lines do not tell which, being shifted otherwise.
+            raise DeltaError(
+                f"SEARCH's line {quote(search[ref].strip(), 60)} is indented unlike the file's, and SEARCH's other "
+                f"lines are not shifted the same way, so where {quote(body.strip(), 60)} goes in the indentation is "
+                "not certain. Copy SEARCH's lines exactly as the file has them, with their indentation"
+            )
         if "\t" not in s_ind + r_ind + w_ind:
             # Spaces on both sides: keep the line's offset from its reference, in columns.
             return " " * max(len(w_ind) + len(r_ind) - len(s_ind), 0) + body
@@ -159,6 +175,24 @@ def _merges(
     return merged
 
 
+def _shows_search_frame(
+    ops: Sequence[tuple[str, int, int, int, int]],
+    search: Sequence[str],
+    window: Sequence[str],
+    mapping: Sequence[int | None],
+) -> bool:
+    """REPLACE repeats as it is a SEARCH line indented unlike its file line: REPLACE is written in
+    SEARCH's indentation (a repeated line indented as the file has it tells nothing)."""
+    for tag, i1, i2, _, _ in ops:
+        if tag != "equal":
+            continue
+        for k in range(i1, i2):
+            w = mapping[k]
+            if search[k].strip() and w is not None and indent_of(search[k]) != indent_of(window[w]):
+                return True
+    return False
+
+
 def _check_frame(
     ops: Sequence[tuple[str, int, int, int, int]],
     search: Sequence[str],
@@ -171,7 +205,7 @@ def _check_frame(
     written in the file's indentation (shifting it like SEARCH would indent it twice) or in
     SEARCH's with a change of indentation meant: which one is not certain. A REPLACE that repeats
     a SEARCH line as it is shows SEARCH's indentation, and is shifted with it."""
-    if any(tag == "equal" and any(search[k].strip() for k in range(i1, i2)) for tag, i1, i2, _, _ in ops):
+    if _shows_search_frame(ops, search, window, mapping):
         return
     pair = next(((line, window[w]) for line, w in zip(search, mapping) if line.strip() and w is not None), None)
     new = next((line for line in replace if line.strip()), None)
@@ -212,6 +246,7 @@ def apply_delta(
     ).get_opcodes()
     if not reindent.identical:
         _check_frame(ops, search, replace, window, mapping)
+        reindent.search_frame = _shows_search_frame(ops, search, window, mapping)
     merged = _merges(ops, search, replace, window, mapping)
     for tag, i1, i2, j1, j2 in ops:
         if tag == "equal":

@@ -1,0 +1,5 @@
+class A:
+    def __init__(self, a, b):
+        # set the fields
+        self.a = a
+        self.b = b
