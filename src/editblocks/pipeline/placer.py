@@ -570,6 +570,18 @@ def _apply_block(
             if not verdict:
                 state.text, state.final_newline = before, final_newline
                 raise _Failure(verdict.reason, found.line)
+            if state.text == before and search != replace and block.move_to is None:
+                # Placed tolerantly and changing nothing: the edit is there already, or the lines it
+                # changes have no counterpart in the file; never reported as applied.
+                done = check_already_applied(before, search, replace)
+                if not done:
+                    raise _Failure(
+                        f"the block changes nothing where it was found ({found.strategy}): the lines it changes are "
+                        "not in the file as SEARCH has them; copy the current lines exactly into SEARCH",
+                        found.line,
+                    )
+                res.status, res.reason = EditStatus.ALREADY_APPLIED, ALREADY_APPLIED
+                return res
             if found.start != found.end or found.replacement:
                 _record(res, before, found.start, found.end, found.replacement)
         if block.move_to is not None:
@@ -625,20 +637,42 @@ def _drop_empty_end(text: str) -> str:
 
 
 def _aider_read(old: str, new: str, text: str | FileLines) -> tuple[str, str] | str:
-    """SEARCH and REPLACE as aider reads them: one trailing empty line of each is not text.
+    """SEARCH and REPLACE as aider reads them (one trailing empty line of each is not text),
+    except where that reading would not do what the block's text says; then as written, or a
+    reason to refuse.
 
-    When that reading leaves nothing to change while the text as written differs, the empty
-    line is the edit's whole change (a blank line added or removed): both are read as written
-    when the file holds SEARCH so, since dropping it would report success for an edit left undone."""
+    - Nothing left to change (the empty line is the edit's whole change): as written when the
+      file holds SEARCH or REPLACE so; refused otherwise, never reported done.
+    - Only REPLACE ends with an empty line, or REPLACE's last line is white space: dropping it
+      would delete a line REPLACE writes, so as written when the file holds SEARCH so.
+    - Both end with one: as written when the file holds SEARCH so and the shorter reading's
+      REPLACE would pass for an edit already made, or holds REPLACE so and not SEARCH.
+    - Otherwise (a deletion whose SEARCH ends with an empty line, as aider's own example
+      writes it) aider's reading: the empty line stays.
+    """
     dropped_old, dropped_new = _drop_empty_end(old), _drop_empty_end(new)
-    if dropped_old == dropped_new and old != new and old.strip():
-        if _holds_lines(text, old):
+    if (dropped_old, dropped_new) == (old, new) or not old.strip():
+        return dropped_old, dropped_new
+    holds_old = _holds_lines(text, old)
+    holds_new = bool(new.strip()) and _holds_lines(text, new)
+    if dropped_old == dropped_new and old != new:
+        if holds_old or holds_new:
             return old, new
         return (
             "the block only adds or removes the empty line at the end of SEARCH or REPLACE, and the file "
-            "does not hold SEARCH as written (with its empty lines); copy SEARCH from the file, and put a "
-            "line of code after an empty line to add or remove"
+            "holds neither SEARCH nor REPLACE as written (with its empty lines); copy SEARCH from the file, and "
+            "put a line of code after an empty line to add or remove"
         )
+    old_dropped, new_dropped = dropped_old != old, dropped_new != new
+    if new_dropped and not old_dropped and holds_old:
+        return old, new
+    if old_dropped and not new_dropped and new and not new.split("\n")[-2].strip() and holds_old:
+        return old, new
+    if old_dropped and new_dropped:
+        if holds_old and not holds_new and _holds_lines(text, dropped_new):
+            return old, new
+        if holds_new and not holds_old:
+            return old, new
     return dropped_old, dropped_new
 
 
@@ -757,6 +791,14 @@ def _append(block: EditBlock, res: EditResult, state: _FileState, path: str) -> 
     if not new.strip():
         raise _Failure(f"the block for {path} has nothing to search for and nothing to add")
     text = state.text
+    blank_search = block.search_text.count("\n") > 1 or block.search_text.strip("\n")
+    if blank_search or (block.search_text and any(not line.strip() for line in text.split("\n")[:-1])):
+        # SEARCH's blank lines (more than aider's one dropped empty line, or one where the file
+        # has blank lines) may be meant as the place.
+        raise _Failure(
+            f"SEARCH holds only blank lines, which do not say where in {path} the lines go; leave SEARCH "
+            "empty to add them at the end of the file, or copy the lines around the place into SEARCH"
+        )
     if text.endswith(new) and (len(text) == len(new) or text[-len(new) - 1] == "\n"):
         verdict = check_already_applied(text, "", new)
         if not verdict:
