@@ -70,7 +70,7 @@ def test_whitespace_candidates_are_line_indexes() -> None:
     [
         (["", "", "a", "b", "", ""], ["", "", "a", "c", "", ""], (["a", "b"], ["a", "c"])),
         (["", "a"], ["", "", "a"], (["a"], ["", "a"])),  # REPLACE keeps its extra blank line
-        (["", "a", ""], ["a", "x"], (["a"], ["a", "x"])),  # REPLACE has no blank line to drop
+        (["", "a", ""], ["a", "x"], None),  # REPLACE turns SEARCH's last blank line into code
         (["", "a", ""], ["", ""], (["a"], [])),
         (["a", ""], ["a", "", ""], (["a"], ["a", ""])),
         (["", "a", "", ""], ["", "b", ""], (["a"], ["b"])),

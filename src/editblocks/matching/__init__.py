@@ -14,6 +14,7 @@ Texts are LF-normalised and made of whole lines (every line ends with ``"\\n"``)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace as _replace
 from difflib import SequenceMatcher
@@ -22,6 +23,7 @@ from editblocks.matching import diagnosis, syntactic
 from editblocks.matching.delta import DeltaError, apply_delta
 from editblocks.matching.fuzzy import (
     CHANGED_LINE_SIMILARITY,
+    LENGTH_SLACK,
     line_similarity,
     map_lines,
     ranked_regions,
@@ -53,7 +55,10 @@ FUZZY_MARGIN = 0.10
 """How much better than any other region the best one must be."""
 SEARCH_ELSEWHERE = 0.85
 """Least similarity to SEARCH of a region apart from the REPLACE text that makes an "already
-applied" claim uncertain (when it is also more like SEARCH than the REPLACE text's place)."""
+applied" claim uncertain (when it is also at least as like SEARCH as the REPLACE text's place)."""
+APPLIED_PLACE_SIMILARITY = 0.5
+"""Least similarity of SEARCH to the place of the REPLACE text (its best part) for an edit to be
+called already applied: below it, nothing shows the edit put the REPLACE text there."""
 
 __all__ = [
     "FUZZY_MARGIN",
@@ -289,6 +294,80 @@ def _made_elsewhere(text: str, replace: str, found: Match) -> MatchFailure | Non
     )
 
 
+def _own_score(view: FileView, search: list[str], first: int, end: int) -> float:
+    """How like SEARCH the lines ``first:end`` are: the best of their parts about SEARCH's length
+    (an edit that added lines leaves SEARCH's counterpart among them)."""
+    m = max(len(search), 1)
+    best = region_score(view, search, first, end - first)
+    for length in range(max(1, m - LENGTH_SLACK), m + LENGTH_SLACK + 1):
+        for start in range(first, min(end - length, first + 400) + 1):
+            best = max(best, region_score(view, search, start, length))
+    return best
+
+
+def _removed_text(view: FileView, index: int) -> str:
+    return view.lines[index].strip()
+
+
+def _removed_beside(view: FileView, search: list[str], first: int, end: int) -> int | None:
+    """The file line right after (or before) the REPLACE text at ``first:end`` when it stands for a
+    SEARCH line the edit removes after its last kept line (or before its first) better than any
+    line REPLACE puts there: the edit made, that line would be gone. None when there is none."""
+    s = [x.strip() for x in search]
+    r = [x.strip() for x in view.lines[first:end]]
+    kept = [op for op in SequenceMatcher(None, s, r, autojunk=False).get_opcodes() if op[0] == "equal"]
+    if not kept:
+        return None
+    in_replace = set(r)
+    _, _, last_i, _, last_j = kept[-1]
+    tail = [x for x in s[last_i:] if x and x not in in_replace]
+    after = _nonblank(view, range(end, len(view.lines)), len(tail))
+    for k in after:
+        if any(_stands_for(x, view.lines[k].strip(), r[last_j:]) for x in tail):
+            return k
+    _, first_i, _, first_j, _ = kept[0]
+    head = [x for x in s[:first_i] if x and x not in in_replace]
+    before = _nonblank(view, range(first - 1, -1, -1), len(head))
+    for k in before:
+        if any(_stands_for(x, view.lines[k].strip(), r[:first_j]) for x in head):
+            return k
+    return None
+
+
+def _nonblank(view: FileView, indexes: range, count: int) -> list[int]:
+    """The first ``count`` indexes of non-blank lines in ``indexes`` (looking at most a few lines further)."""
+    found: list[int] = []
+    for k in indexes[: count + 3]:
+        if len(found) >= count:
+            break
+        if view.lines[k].strip():
+            found.append(k)
+    return found
+
+
+def _stands_for(model: str, line: str, instead: list[str]) -> bool:
+    """The file's ``line`` is like the model's line (a misremembered copy of it), and more so than
+    any of the lines the edit puts ``instead``."""
+    like = _likeness(model, line)
+    return like >= CHANGED_LINE_SIMILARITY and like > max((_likeness(model, x) for x in instead if x), default=0.0)
+
+
+_WORD = re.compile(r"\w")
+
+
+def _likeness(model: str, line: str) -> float:
+    """How like the file's line the model's is: its similarity, or 1 for a piece of it cut at a
+    word's edge (the model's copy cut short)."""
+    n = len(model)
+    if 0 < n < len(line):
+        k = len(line) - n
+        if line.startswith(model) and not (_WORD.match(line[n - 1]) and _WORD.match(line[n])):
+            return 1.0
+        if line.endswith(model) and not (_WORD.match(line[k - 1]) and _WORD.match(line[k])):
+            return 1.0
+    return line_similarity(model, line)
+
+
 def searched_elsewhere(view: FileView, search: list[str], applied: Match) -> MatchFailure | None:
     """What contradicts an "already applied" claim (REPLACE is in the file, SEARCH is not): a
     region at least as like SEARCH as a fuzzy match must be, outside the place of the REPLACE
@@ -302,8 +381,20 @@ def searched_elsewhere(view: FileView, search: list[str], applied: Match) -> Mat
     first = applied.line - 1
     end = max(first + view.text.count("\n", applied.start, applied.end), first + 1)
     # How like SEARCH the REPLACE text's own place is: an edit made leaves its place like SEARCH
-    # in part (the lines it kept).
+    # in part (the lines it kept, or the lines it changed, changed).
     own = region_score(view, search, first, end - first)
+    beside = _removed_beside(view, search, first, end)
+    if beside is not None:
+        return MatchFailure(
+            f"the REPLACE text is in the file (line {applied.line}), so the edit looks applied already, but line "
+            f"{beside + 1} beside it is like a line the edit removes, {quote(_removed_text(view, beside), 60)}; whether "
+            "it was made is not certain. Copy the current lines exactly into SEARCH",
+            "ambiguous",
+            beside + 1,
+            candidates=sorted({applied.line, beside + 1}),
+            region=(beside + 1, beside + 1),
+            region_text=view.lines[beside] + "\n",
+        )
     for region in ranked_regions(view, search, limit=3)[0]:
         if region.score is None:
             continue
@@ -313,11 +404,12 @@ def searched_elsewhere(view: FileView, search: list[str], applied: Match) -> Mat
             # Apart from the REPLACE text: the place the edit was meant for, when it is more like
             # SEARCH than the REPLACE text's own place (a near twin of the edited code, or the
             # code a misremembered SEARCH stands for).
-            if region.score < SEARCH_ELSEWHERE or region.score <= own:
+            # At least as like SEARCH as that place, in a tie too (the edit could be meant for either).
+            if region.score < SEARCH_ELSEWHERE or region.score < own:
                 continue
-        elif region.score < max(threshold, own + FUZZY_MARGIN):
-            # Overlapping it: only clearly more like SEARCH (a deletion whose removed line,
-            # misremembered, still stands next to the lines it kept).
+        elif region.score < threshold or region.score <= own:
+            # Overlapping it: only more like SEARCH than that place (lines the edit removes,
+            # misremembered, still standing next to the lines it kept).
             continue
         line = region.start + 1
         shown = view.lines[region.start : region.start + region.length]
@@ -331,6 +423,17 @@ def searched_elsewhere(view: FileView, search: list[str], applied: Match) -> Mat
             region=(line, line + region.length - 1),
             region_text="".join(x + "\n" for x in shown),
             score=region.score,
+        )
+    best_part = _own_score(view, search, first, end) if own < APPLIED_PLACE_SIMILARITY else own
+    if best_part < APPLIED_PLACE_SIMILARITY:
+        return MatchFailure(
+            f"the REPLACE text is in the file (line {applied.line}), but SEARCH is unlike what stands there "
+            f"({percent(best_part)}), so whether this edit put it there is not certain: it may have been there before. "
+            "If the edit is made, leave this block out; otherwise copy the current lines exactly into SEARCH",
+            "ambiguous",
+            applied.line,
+            candidates=[applied.line],
+            score=best_part,
         )
     return None
 

@@ -200,11 +200,12 @@ def _check_frame(
     window: Sequence[str],
     mapping: Sequence[int | None],
 ) -> None:
-    """SEARCH is indented unlike the file; refuse when REPLACE begins at the file's indentation
-    instead of SEARCH's and repeats none of SEARCH's lines as they are. Then REPLACE may be
-    written in the file's indentation (shifting it like SEARCH would indent it twice) or in
-    SEARCH's with a change of indentation meant: which one is not certain. A REPLACE that repeats
-    a SEARCH line as it is shows SEARCH's indentation, and is shifted with it."""
+    """SEARCH is indented unlike the file; refuse when REPLACE begins indented otherwise than
+    SEARCH (at the file's indentation, or at another) and repeats none of SEARCH's shifted lines
+    as they are. Then REPLACE may be written in the file's indentation (shifting it like SEARCH
+    would indent it twice) or in SEARCH's with a change of indentation meant: which one is not
+    certain. A REPLACE that repeats a shifted SEARCH line as it is shows SEARCH's indentation,
+    and is shifted with it."""
     if _shows_search_frame(ops, search, window, mapping):
         return
     pair = next(((line, window[w]) for line, w in zip(search, mapping) if line.strip() and w is not None), None)
@@ -212,10 +213,11 @@ def _check_frame(
     if pair is None or new is None:
         return
     s, w = pair
-    if indent_of(new) == indent_of(w) != indent_of(s):
+    if indent_of(s) != indent_of(w) and indent_of(new) != indent_of(s):
+        how = "as the file is" if indent_of(new) == indent_of(w) else "unlike SEARCH"
         raise DeltaError(
-            f"SEARCH's line {quote(s.strip(), 60)} is indented unlike the file's, and REPLACE begins indented as "
-            "the file is: whether REPLACE is written in the file's indentation or in SEARCH's is not certain. "
+            f"SEARCH's line {quote(s.strip(), 60)} is indented unlike the file's, and REPLACE begins indented {how}: "
+            "whether REPLACE is written in the file's indentation or in SEARCH's is not certain. "
             "Copy SEARCH's lines exactly as the file has them, with their indentation"
         )
 
@@ -248,6 +250,8 @@ def apply_delta(
         _check_frame(ops, search, replace, window, mapping)
         reindent.search_frame = _shows_search_frame(ops, search, window, mapping)
     merged = _merges(ops, search, replace, window, mapping)
+    mapped = [k for k, w in enumerate(mapping) if w is not None and search[k].strip()]
+    first_mapped, last_mapped = (mapped[0], mapped[-1]) if mapped else (0, len(search))
     for tag, i1, i2, j1, j2 in ops:
         if tag == "equal":
             for k in range(i1, i2):
@@ -269,6 +273,17 @@ def apply_delta(
                     if search[k].strip():
                         raise DeltaError(
                             f"the line {quote(search[k].strip(), 60)} to be changed has no counterpart in the file"
+                        )
+                    if (
+                        tag == "replace"
+                        and not first_mapped <= k <= last_mapped
+                        and any(x.strip() for x in replace[j1:j2])
+                    ):
+                        # A blank line at SEARCH's edge turned into code: it may stand for a line of
+                        # the file the model did not copy, and the code would go beside that line.
+                        raise DeltaError(
+                            "the edit turns a blank line at the edge of SEARCH into code, and the file has no blank "
+                            "line there; copy the lines exactly from the file"
                         )
                     continue
                 out.extend(window[w_pos:w])

@@ -20,6 +20,10 @@ def _tokens(line: str) -> list[str]:
     return _TOKEN.findall(line)
 
 
+def _words(tokens: list[str]) -> list[str]:
+    return [t for t in tokens if not t.isspace()]
+
+
 def merge_line(file_line: str, search_line: str, replace_line: str) -> str | None:
     """``file_line`` with the change ``search_line`` → ``replace_line`` carried onto it, or None
     when the change cannot be carried cleanly and uniquely."""
@@ -64,6 +68,13 @@ def merge_line(file_line: str, search_line: str, replace_line: str) -> str | Non
             if i1 > 0 and (to_file[i1 - 1] is None or to_file[i1 - 1] != begin - 1):
                 return None
             if i2 < len(s) and (to_file[i2] is None or to_file[i2] != end):
+                return None
+            # At the edge of SEARCH, the file may go on with words the model did not see; a change
+            # that ends (or starts) with those very words may be the model restating them.
+            new = _words(r[j1:j2])
+            if i2 == len(s) and (extra := _words(f[end:])) and new[-len(extra) :] == extra:
+                return None
+            if i1 == 0 and (extra := _words(f[:begin])) and new[: len(extra)] == extra:
                 return None
         out.extend(f[cursor:begin])
         out.extend(r[j1:j2])

@@ -10,6 +10,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from itertools import chain
 
 from editblocks.matching.delta import DeltaError, Reindenter, apply_delta
@@ -216,6 +217,13 @@ def trim_blank_lines(search: list[str], replace: list[str]) -> tuple[list[str], 
         trail += 1
     if (not lead and not trail) or lead == len(search):
         return None
+    edge = set(range(lead)) | set(range(len(search) - trail, len(search)))
+    ops = SequenceMatcher(None, [x.strip() for x in search], [x.strip() for x in replace], autojunk=False)
+    for tag, i1, i2, j1, j2 in ops.get_opcodes():
+        if tag == "replace" and edge.intersection(range(i1, i2)) and any(x.strip() for x in replace[j1:j2]):
+            # REPLACE turns an edge blank line into code: that line stands for a file line the
+            # model did not copy, and dropping it would put the code beside that line.
+            return None
     r_lead = 0
     while r_lead < min(lead, len(replace)) and not replace[r_lead].strip():
         r_lead += 1

@@ -791,10 +791,8 @@ def _append(block: EditBlock, res: EditResult, state: _FileState, path: str) -> 
     if not new.strip():
         raise _Failure(f"the block for {path} has nothing to search for and nothing to add")
     text = state.text
-    blank_search = block.search_text.count("\n") > 1 or block.search_text.strip("\n")
-    if blank_search or (block.search_text and any(not line.strip() for line in text.split("\n")[:-1])):
-        # SEARCH's blank lines (more than aider's one dropped empty line, or one where the file
-        # has blank lines) may be meant as the place.
+    if block.search_text and any(not line.strip() for line in text.split("\n")[:-1]):
+        # SEARCH's blank lines, where the file has blank lines, may be meant as the place.
         raise _Failure(
             f"SEARCH holds only blank lines, which do not say where in {path} the lines go; leave SEARCH "
             "empty to add them at the end of the file, or copy the lines around the place into SEARCH"
