@@ -9,7 +9,7 @@ from pathlib import Path
 import editblocks
 from editblocks import EditStatus
 
-from .helpers import sr, write_tree
+from .helpers import read_tree, sr, v2, v3, write_tree
 
 BODY = "".join(f"def step_{k}(value):\n    return transform_{k}(value)\n\n\n" for k in range(6))
 
@@ -289,3 +289,627 @@ def test_a_doubled_divider_in_a_file_with_divider_lines_is_refused(tmp_path: Pat
     result = editblocks.apply_edits(reply, tmp_path)
     assert result.results[0].status is EditStatus.FAILED
     assert (tmp_path / "d.py").read_text() == text
+
+
+# -- a new file over an existing one, and files that are not there --------------------------------------------
+
+
+def test_a_new_file_over_an_existing_one_is_refused_with_the_formats_own_way_to_change_it(tmp_path: Path) -> None:
+    cases = [
+        (
+            "*** Begin Patch\n*** Add File: m.py\n+y = 2\n*** End Patch\n",
+            None,
+            "to change it use *** Update File with context lines around the change",
+        ),
+        (
+            "```diff\n--- /dev/null\n+++ b/m.py\n@@ -0,0 +1 @@\n+y = 2\n```\n",
+            None,
+            "to change it write a hunk (--- a/path, +++ b/path) with context lines around the change",
+        ),
+        (v3("m.py", "", "y = 2\n"), "edit-v3", "use an edit with an anchor to change it"),
+        (v2("m.py", "", "", "y = 2\n", ""), "edit-v2", "use an edit with an anchor to change it"),
+        (
+            "<replace_in_file>\n<path>m.py</path>\n<diff>\n------- SEARCH\n=======\ny = 2\n+++++++ REPLACE\n</diff>\n"
+            "</replace_in_file>\n",
+            None,
+            "to change it put the lines to change in SEARCH (an empty SEARCH creates a new file)",
+        ),
+    ]
+    (tmp_path / "m.py").write_text("x = 1\n")
+    for reply, fmt, how in cases:
+        res = editblocks.apply_edits(reply, tmp_path, format=fmt).results[0]
+        assert res.status is EditStatus.FAILED
+        assert res.reason == f"file exists: m.py; {how}"
+        assert (tmp_path / "m.py").read_text() == "x = 1\n"
+
+
+def _not_found_reason(tmp_path: Path, folders: int) -> str | None:
+    tmp_path.mkdir()
+    for k in range(folders):
+        write_tree(tmp_path, {f"d{k}/u.py": "x\n"})
+    res = editblocks.apply_edits(sr("c/u.py", "x\n", "y\n"), tmp_path).results[0]
+    assert res.status is EditStatus.FAILED
+    assert all((tmp_path / f"d{k}/u.py").read_text() == "x\n" for k in range(folders))
+    return res.reason
+
+
+def test_a_missing_file_suggests_the_files_of_its_name_elsewhere_without_applying(tmp_path: Path) -> None:
+    assert _not_found_reason(tmp_path / "none", 0) == "File not found: c/u.py"
+    assert _not_found_reason(tmp_path / "one", 1) == "File not found: c/u.py; did you mean d0/u.py?"
+    assert _not_found_reason(tmp_path / "two", 2) == "File not found: c/u.py; did you mean one of d0/u.py, d1/u.py?"
+    five = "d0/u.py, d1/u.py, d2/u.py, d3/u.py, d4/u.py"
+    assert _not_found_reason(tmp_path / "five", 5) == f"File not found: c/u.py; did you mean one of {five}?"
+    assert _not_found_reason(tmp_path / "six", 6) == f"File not found: c/u.py; did you mean one of {five}, ...?"
+
+
+# -- moves -------------------------------------------------------------------------------------------------------
+
+
+def test_a_file_moved_onto_a_path_an_earlier_block_deleted_takes_its_place(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"a.py": "x = 1\n", "b.py": "old = 1\n"})
+    reply = (
+        "*** Begin Patch\n*** Delete File: b.py\n*** Update File: a.py\n*** Move to: b.py\n@@\n-x = 1\n+x = 2\n"
+        "*** End Patch\n"
+    )
+    result = editblocks.apply_edits(reply, tmp_path)
+    assert [r.status for r in result.results] == [EditStatus.APPLIED, EditStatus.APPLIED]
+    assert result.results[1].moved_to == "b.py" and "moved to b.py" in result.results[1].notes
+    assert read_tree(tmp_path) == {"b.py": b"x = 2\n"}
+
+
+def test_a_moved_file_keeps_its_line_endings_and_its_diff_shows_a_new_file(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"a.py": b"x = 1\r\ny = 2\r\n"})
+    reply = "*** Begin Patch\n*** Update File: a.py\n*** Move to: b.py\n@@\n-x = 1\n+x = 2\n*** End Patch\n"
+    dry = editblocks.apply_edits(reply, tmp_path, dry_run=True)
+    assert dry.diffs["b.py"] == "--- /dev/null\n+++ b/b.py\n@@ -0,0 +1,2 @@\n+x = 2\n+y = 2\n"
+    assert dry.diffs["a.py"] == "--- a/a.py\n+++ b/a.py\n@@ -1,2 +0,0 @@\n-x = 1\n-y = 2\n"
+    assert read_tree(tmp_path) == {"a.py": b"x = 1\r\ny = 2\r\n"}
+    result = editblocks.apply_edits(reply, tmp_path)
+    assert result.results[0].status is EditStatus.APPLIED and result.results[0].moved_to == "b.py"
+    assert read_tree(tmp_path) == {"b.py": b"x = 2\r\ny = 2\r\n"}
+
+
+# -- empty SEARCH, more ---------------------------------------------------------------------------------------------
+
+
+def test_empty_search_drops_one_trailing_blank_line_of_replace_as_aider_does(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("a = 1\n")
+    res = editblocks.apply_edits(sr("m.py", "", "extra_line = 0\n\n"), tmp_path).results[0]
+    assert res.status is EditStatus.APPLIED
+    assert res.notes == ["SEARCH is empty: the lines are appended at the end of m.py"]
+    assert (tmp_path / "m.py").read_text() == "a = 1\nextra_line = 0\n"
+
+
+def test_an_empty_search_block_given_as_a_block_appends_replace_as_it_is(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("a = 1\n")
+    block = editblocks.EditBlock("m.py", "", "extra_line = 0\n\n")
+    res = editblocks.apply_edits([block], tmp_path).results[0]
+    assert res.status is EditStatus.APPLIED
+    assert (tmp_path / "m.py").read_text() == "a = 1\nextra_line = 0\n\n"
+
+
+def test_empty_search_and_blank_replace_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("a = 1\n")
+    res = editblocks.apply_edits(sr("m.py", "", "\n  \n"), tmp_path).results[0]
+    assert res.status is EditStatus.FAILED
+    assert res.reason == "the block for m.py has nothing to search for and nothing to add"
+    assert (tmp_path / "m.py").read_text() == "a = 1\n"
+
+
+def test_lines_to_append_that_end_the_file_twice_over_are_not_called_applied(tmp_path: Path) -> None:
+    text = "x = 11\ny = 22\nx = 11\ny = 22\n"
+    (tmp_path / "m.py").write_text(text)
+    res = editblocks.apply_edits(sr("m.py", "", "x = 11\ny = 22\n"), tmp_path).results[0]
+    assert res.status is EditStatus.FAILED and not res.already_applied
+    assert (res.reason or "").startswith("the lines to append already end m.py, but ")
+    assert "more than once" in (res.reason or "")
+    assert (tmp_path / "m.py").read_text() == text
+
+
+def test_four_character_lines_count_as_repeated_and_three_character_ones_do_not(tmp_path: Path) -> None:
+    # "abcd" is in the file: one of the one line longer than three characters is repeated.
+    (tmp_path / "m.txt").write_text("abcd\nefgh\n")
+    res = editblocks.apply_edits(sr("m.txt", "", "abcd\nxyz\nuvw\n"), tmp_path).results[0]
+    assert res.status is EditStatus.FAILED
+    assert (res.reason or "").endswith(
+        "reads as a new file written over it; to change it, put the lines to replace in SEARCH"
+    )
+    assert "repeats 1 of its lines" in (res.reason or "")
+    assert (tmp_path / "m.txt").read_text() == "abcd\nefgh\n"
+    # Two of three four-character lines are the file's: refused too.
+    res = editblocks.apply_edits(sr("m.txt", "", "abcd\nefgh\nijkl\n"), tmp_path).results[0]
+    assert res.status is EditStatus.FAILED
+    assert (tmp_path / "m.txt").read_text() == "abcd\nefgh\n"
+
+
+def test_appending_an_elision_line_the_file_lacks_is_refused_and_one_it_has_is_not(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("def f():\n    return 1\n")
+    reply = sr("m.py", "", "def g():\n    # ... existing code ...\n    return 2\n")
+    res = editblocks.apply_edits(reply, tmp_path).results[0]
+    assert res.status is EditStatus.FAILED and "# ... existing code ..." in (res.reason or "")
+    assert (res.reason or "").startswith("the edit would write the line")
+    assert (tmp_path / "m.py").read_text() == "def f():\n    return 1\n"
+    own = "def f():\n    # ... existing code ...\n    return 1\n"
+    (tmp_path / "m.py").write_text(own)
+    res = editblocks.apply_edits(reply, tmp_path).results[0]
+    assert res.status is EditStatus.APPLIED
+    assert (tmp_path / "m.py").read_text() == own + "def g():\n    # ... existing code ...\n    return 2\n"
+
+
+def test_an_appending_block_converts_to_an_edit_of_the_last_line(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("a = 1\nb = 2\n")
+    done = editblocks.convert_reply(sr("m.py", "", "extra_line = 0\n"), "edit-v3", root=tmp_path)
+    assert done.problems == []
+    assert done.text == v3("m.py", "b = 2\n", "b = 2\nextra_line = 0\n")
+    patch = editblocks.convert_reply(sr("m.py", "", "extra_line = 0\n"), "udiff", root=tmp_path)
+    assert patch.text == "```diff\n--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,3 @@\n a = 1\n b = 2\n+extra_line = 0\n```\n"
+
+
+# -- the end of the file, through the tolerant search --------------------------------------------------------------
+
+UDIFF_END = "```diff\n--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,2 @@\n a = 1\n-b = 2\n{old_mark}+b = 3\n{new_mark}```\n"
+NO_NEWLINE = "\\ No newline at end of file\n"
+
+
+def test_a_unified_diff_keeps_or_sets_the_final_newline_as_it_marks_it(tmp_path: Path) -> None:
+    cases = [
+        # (file, old side marked, new side marked, file after)
+        (b"a = 1\nb = 2", False, False, b"a = 1\nb = 3"),
+        (b"a = 1\nb = 2   ", False, False, b"a = 1\nb = 3"),
+        (b"a = 1\nb = 2   ", True, False, b"a = 1\nb = 3\n"),
+        (b"a = 1\nb = 2   \n", False, True, b"a = 1\nb = 3"),
+        (b"a = 1\nb = 2\n", False, True, b"a = 1\nb = 3"),
+        (b"a = 1\nb = 2   \n", False, False, b"a = 1\nb = 3\n"),
+    ]
+    for k, (before, old_mark, new_mark, after) in enumerate(cases):
+        root = tmp_path / str(k)
+        write_tree(root, {"m.py": before})
+        reply = UDIFF_END.format(old_mark=NO_NEWLINE if old_mark else "", new_mark=NO_NEWLINE if new_mark else "")
+        res = editblocks.apply_edits(reply, root).results[0]
+        assert res.status is EditStatus.APPLIED, (k, res.reason)
+        assert (root / "m.py").read_bytes() == after, k
+
+
+# -- what a tolerant match reports ---------------------------------------------------------------------------------
+
+
+def test_a_tolerant_match_further_down_reports_its_own_lines(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("x = 0\ny = 0\na = 1\n    b = 2   \n    c = 3\nd = 4\n")
+    res = editblocks.apply_edits(
+        sr("m.py", "    b = 2\n    c = 3\n", "    b = 20\n    c = 3\n"), tmp_path, match="tolerant"
+    ).results[0]
+    assert res.status is EditStatus.APPLIED and res.estimated_line == 4
+    assert res.matched_text == "    b = 2   \n    c = 3\n"
+    assert (tmp_path / "m.py").read_text() == "x = 0\ny = 0\na = 1\n    b = 20\n    c = 3\nd = 4\n"
+
+
+def test_a_tolerant_match_after_a_blank_first_line_reports_its_own_lines(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("\n    b = 2   \n    c = 3\nd = 4\n")
+    res = editblocks.apply_edits(
+        sr("m.py", "    b = 2\n    c = 3\n", "    b = 20\n    c = 3\n"), tmp_path, match="tolerant"
+    ).results[0]
+    assert res.status is EditStatus.APPLIED and res.estimated_line == 2
+    assert res.matched_text == "    b = 2   \n    c = 3\n"
+
+
+# -- deleting a file by its lines ------------------------------------------------------------------------------------
+
+UDIFF_DELETE = "```diff\n--- a/m.py\n+++ /dev/null\n@@ -1,2 +0,0 @@\n{lines}```\n"
+
+
+def test_a_diff_deleting_a_file_must_remove_its_lines_up_to_trailing_white_space(tmp_path: Path) -> None:
+    cases = [
+        ("x = 1   \ny = 2\n\n", "-x = 1\n-y = 2\n", True),
+        ("x = 1\ny = 2\n", "-x = 1\n-y = 2   \n", True),
+        ("x = 1\ny = 2\n", "-x = 1\n-    y = 2\n", False),
+        ("x = 1\n    y = 2\n", "-x = 1\n-y = 2\n", False),
+        ("x = 1\ny = 3\n", "-x = 1\n-y = 2\n", False),
+        ("x = 1\ny = 2\nz = 3\n", "-x = 1\n-y = 2\n", False),
+    ]
+    for k, (text, lines, deleted) in enumerate(cases):
+        root = tmp_path / str(k)
+        write_tree(root, {"m.py": text})
+        res = editblocks.apply_edits(UDIFF_DELETE.format(lines=lines), root).results[0]
+        if deleted:
+            assert res.status is EditStatus.APPLIED and res.strategy == "delete", k
+            assert not (root / "m.py").exists()
+        else:
+            assert res.status is EditStatus.FAILED, k
+            assert (res.reason or "").startswith("the block deletes m.py, but the file's content differs"), k
+            assert (root / "m.py").read_text() == text
+
+
+# -- moving onto a file ------------------------------------------------------------------------------------------------
+
+
+def test_a_file_is_not_moved_onto_one_an_earlier_block_created(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"a.py": "x = 1\n"})
+    reply = (
+        "*** Begin Patch\n*** Add File: c.py\n+made = 1\n*** Update File: a.py\n*** Move to: c.py\n@@\n-x = 1\n+x = 2\n"
+        "*** End Patch\n"
+    )
+    result = editblocks.apply_edits(reply, tmp_path)
+    assert [r.status for r in result.results] == [EditStatus.APPLIED, EditStatus.FAILED]
+    assert result.results[1].reason == "cannot move a.py to c.py: that file exists (moving never overwrites a file)"
+    assert read_tree(tmp_path) == {"a.py": b"x = 1\n", "c.py": b"made = 1\n"}
+
+
+def test_a_file_is_not_moved_onto_an_existing_one_or_itself(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"a.py": "x = 1\n", "c.py": "other = 1\n"})
+    onto = "*** Begin Patch\n*** Update File: a.py\n*** Move to: c.py\n@@\n-x = 1\n+x = 2\n*** End Patch\n"
+    res = editblocks.apply_edits(onto, tmp_path).results[0]
+    assert res.status is EditStatus.FAILED
+    assert res.reason == "cannot move a.py to c.py: that path exists (moving never overwrites a file)"
+    itself = "*** Begin Patch\n*** Update File: a.py\n*** Move to: a.py\n@@\n-x = 1\n+x = 2\n*** End Patch\n"
+    res = editblocks.apply_edits(itself, tmp_path).results[0]
+    assert res.status is EditStatus.FAILED and res.reason == "cannot move a.py onto itself"
+    outside = "*** Begin Patch\n*** Update File: a.py\n*** Move to: ../out.py\n@@\n-x = 1\n+x = 2\n*** End Patch\n"
+    res = editblocks.apply_edits(outside, tmp_path).results[0]
+    assert res.status is EditStatus.FAILED and (res.reason or "").startswith("cannot move a.py: ")
+    assert read_tree(tmp_path) == {"a.py": b"x = 1\n", "c.py": b"other = 1\n"}
+
+
+# -- an edit applied before, found through the line index -----------------------------------------------------------
+
+
+def test_an_edit_applied_before_reports_its_place_and_the_exact_strategy(tmp_path: Path) -> None:
+    text = "alpha = compute_alpha()\nbeta = 22\ngamma = 3\n"
+    (tmp_path / "m.py").write_text(text)
+    res = editblocks.apply_edits(sr("m.py", "beta = 2\n", "beta = 22\n"), tmp_path).results[0]
+    assert res.status is EditStatus.ALREADY_APPLIED and res.reason == "already applied"
+    assert res.strategy == "exact" and res.estimated_line == 2
+    assert (tmp_path / "m.py").read_text() == text
+
+
+# -- a marker line written by an exact edit ----------------------------------------------------------------------------
+
+
+def test_an_exact_edit_writing_a_conflict_marker_is_refused_and_leaves_the_file_for_later_blocks(
+    tmp_path: Path,
+) -> None:
+    text = "def f():\n    a = 1\n    b = 2\n    return a + b\n"
+    (tmp_path / "m.py").write_text(text)
+    blocks = [
+        editblocks.EditBlock("m.py", "    a = 1\n", "    a = 10\n<<<<<<< HEAD\n"),
+        editblocks.EditBlock("m.py", "    return a + b\n", "    return a * b\n"),
+    ]
+    result = editblocks.apply_edits(blocks, tmp_path, continue_after_failure=True)
+    first, second = result.results
+    assert first.status is EditStatus.FAILED and first.estimated_line == 2
+    assert (first.reason or "").startswith("the edit would write the line '<<<<<<< HEAD' into m.py")
+    assert second.status is EditStatus.APPLIED
+    assert (tmp_path / "m.py").read_text() == text.replace("a + b", "a * b")
+
+
+def test_an_exact_edit_may_write_a_marker_line_like_those_the_file_has(tmp_path: Path) -> None:
+    text = 'def f():\n    a = 1\n    return a\n\n\nSAMPLE = """\n<<<<<<< HEAD\n"""\n'
+    (tmp_path / "m.py").write_text(text)
+    blocks = [editblocks.EditBlock("m.py", "    a = 1\n", "    a = 10\n<<<<<<< HEAD\n")]
+    res = editblocks.apply_edits(blocks, tmp_path).results[0]
+    assert res.status is EditStatus.APPLIED, res.reason
+    assert (tmp_path / "m.py").read_text() == text.replace("    a = 1\n", "    a = 10\n<<<<<<< HEAD\n")
+
+
+def test_an_exact_edit_converts_with_its_place(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("a = 1\nb = 2\nc = 3\n")
+    done = editblocks.convert_reply(sr("m.py", "b = 2\n", "b = 20\n"), "edit-v3", root=tmp_path)
+    assert done.problems == [] and done.text == v3("m.py", "b = 2\n", "b = 20\n")
+    patch = editblocks.convert_reply(sr("m.py", "b = 2\n", "b = 20\n"), "udiff", root=tmp_path)
+    assert patch.text == "```diff\n--- a/m.py\n+++ b/m.py\n@@ -1,3 +1,3 @@\n a = 1\n-b = 2\n+b = 20\n c = 3\n```\n"
+
+
+def test_a_tolerant_edit_converts_with_the_files_own_lines(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("a = 1\nb = 2   \nc = 3\n")
+    done = editblocks.convert_reply(sr("m.py", "b = 2\n", "b = 20\n"), "edit-v3", root=tmp_path, match="tolerant")
+    assert done.problems == [] and done.text == v3("m.py", "b = 2   \n", "b = 20\n")
+
+
+# -- sketches (the lazy format) ----------------------------------------------------------------------------------------
+
+MODULE = "import os\n\n\ndef f():\n    a = 1\n    b = 2\n    return a + b\n\n\ndef g():\n    return 0\n\n\ndef h():\n    return 9\n"
+ELIDED = "# ... existing code ...\n"
+
+
+def _sketch(root: Path, sketch: str, path: str = "a.py") -> editblocks.EditResult:
+    (res,) = editblocks.apply_edits(f"{path}\n```\n{sketch}```\n", root, format="lazy").results
+    return res
+
+
+def test_a_sketch_merges_its_part_and_reports_the_lines_it_changed(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(MODULE)
+    res = _sketch(tmp_path, ELIDED + "def g():\n    return 1\n\n\ndef h():\n    return 9\n")
+    assert res.status is EditStatus.APPLIED and res.strategy == "sketch" and res.estimated_line == 10
+    assert res.span == (60, 106)
+    assert res.replaced == "def g():\n    return 0\n\n\ndef h():\n    return 9\n"
+    assert res.replacement == "def g():\n    return 1\n\n\ndef h():\n    return 9\n"
+    assert [p.kind for p in res.sketch_parts] == ["elision", "run"]
+    assert (tmp_path / "a.py").read_text() == MODULE.replace("return 0", "return 1")
+
+
+def test_a_sketch_of_two_parts_reports_one_span_from_the_first_to_the_last(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(MODULE)
+    sketch = ELIDED + "def f():\n    a = 1\n    b = 3\n    return a + b\n" + ELIDED + "def h():\n    return 10\n"
+    res = _sketch(tmp_path, sketch)
+    assert res.status is EditStatus.APPLIED and res.estimated_line == 4
+    after = MODULE.replace("b = 2", "b = 3").replace("return 9", "return 10")
+    assert res.span == (12, len(MODULE))
+    assert res.replaced == MODULE[12:] and res.replacement == after[12:]
+    assert [p.kind for p in res.sketch_parts] == ["elision", "run", "elision", "run"]
+    assert (tmp_path / "a.py").read_text() == after
+
+
+def test_a_sketch_keeps_the_line_endings_of_the_lines_it_keeps(tmp_path: Path) -> None:
+    mixed = MODULE.replace("\n", "\r\n").replace("def h():\r\n", "def h():\n")
+    write_tree(tmp_path, {"a.py": mixed})
+    sketch = ELIDED + "def f():\n    a = 1\n    b = 3\n    return a + b\n" + ELIDED + "def h():\n    return 10\n"
+    assert _sketch(tmp_path, sketch).status is EditStatus.APPLIED
+    assert (tmp_path / "a.py").read_bytes() == mixed.replace("b = 2", "b = 3").replace("return 9", "return 10").encode()
+
+
+def test_a_sketch_the_file_already_shows_is_already_applied(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(MODULE)
+    res = _sketch(tmp_path, ELIDED + "def g():\n    return 0\n\n\ndef h():\n    return 9\n")
+    assert res.status is EditStatus.ALREADY_APPLIED and res.reason == "already applied" and res.strategy == "sketch"
+    assert (tmp_path / "a.py").read_text() == MODULE
+
+
+def test_a_sketch_of_one_definition_replaces_it_and_says_so(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(MODULE)
+    res = _sketch(tmp_path, "def g():\n    return 5\n")
+    assert res.status is EditStatus.APPLIED and res.strategy == "definition" and res.estimated_line == 10
+    assert res.notes == ["the sketch replaced the definition of `g`"]
+    assert res.span == (60, 82) and res.replacement == "def g():\n    return 5\n"
+    assert (tmp_path / "a.py").read_text() == MODULE.replace("return 0", "return 5")
+
+
+def test_a_sketch_without_elision_holding_the_whole_file_replaces_it_and_says_so(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(MODULE)
+    res = _sketch(tmp_path, MODULE.replace("return 0", "return 7"))
+    assert res.status is EditStatus.APPLIED and res.strategy == "whole"
+    assert res.notes == [
+        "the sketch has no elision comment and holds the file's definitions: it replaced the whole file"
+    ]
+    assert res.span == (0, len(MODULE)) and res.replaced == MODULE
+    assert (tmp_path / "a.py").read_text() == MODULE.replace("return 0", "return 7")
+
+
+def test_a_sketch_that_fits_several_places_is_refused_with_them(tmp_path: Path) -> None:
+    text = MODULE + "\ndef k():\n    return 0\n"
+    (tmp_path / "a.py").write_text(text)
+    res = _sketch(tmp_path, ELIDED + "    return 0\n    # new\n" + ELIDED)
+    assert res.status is EditStatus.FAILED and res.candidates == [11, 18] and res.estimated_line == 11
+    assert (res.reason or "").startswith("the sketch for a.py is not merged: ")
+    assert (tmp_path / "a.py").read_text() == text
+
+
+def test_a_sketch_that_would_break_a_parsing_file_is_refused_but_a_broken_file_takes_it(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(MODULE)
+    sketch = ELIDED + "def g():\n    return (1\n\n\ndef h():\n    return 9\n"
+    res = _sketch(tmp_path, sketch)
+    assert res.status is EditStatus.FAILED
+    assert "the file parses now and would not after it" in (res.reason or "")
+    assert (tmp_path / "a.py").read_text() == MODULE
+    broken = MODULE.replace("import os", "import os(")
+    (tmp_path / "a.py").write_text(broken)
+    res = _sketch(tmp_path, sketch)
+    assert res.status is EditStatus.APPLIED, res.reason
+    assert (tmp_path / "a.py").read_text() == broken.replace("return 0", "return (1")
+
+
+def test_a_sketch_keeps_a_missing_final_newline_missing(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"a.py": MODULE.rstrip("\n")})
+    res = _sketch(tmp_path, ELIDED + "def g():\n    return 1\n\n\ndef h():\n    return 9\n")
+    assert res.status is EditStatus.APPLIED
+    assert (tmp_path / "a.py").read_bytes() == MODULE.replace("return 0", "return 1").rstrip("\n").encode()
+
+
+def test_a_sketch_into_an_empty_file_writes_it_with_a_final_newline(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"a.py": ""})
+    res = _sketch(tmp_path, "def f():\n    return 1\n")
+    assert res.status is EditStatus.APPLIED and res.strategy == "create"
+    assert (tmp_path / "a.py").read_bytes() == b"def f():\n    return 1\n"
+
+
+def test_an_empty_sketch_of_a_blank_file_is_refused(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"a.py": "\n"})
+    res = _sketch(tmp_path, "\n")
+    assert res.status is EditStatus.FAILED and res.reason == "the sketch for a.py is empty. Write the lines of the file"
+    assert (tmp_path / "a.py").read_bytes() == b"\n"
+
+
+# -- converting with the files at hand -------------------------------------------------------------------------------------
+
+
+def test_an_edit_converts_to_a_sketch_that_merges_only_where_it_belongs(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(MODULE)
+    done = editblocks.convert_reply(sr("a.py", "    return 0\n", "    return 1\n"), "lazy", root=tmp_path)
+    assert done.problems == []
+    assert done.text == "a.py\n```\n" + ELIDED + "\n\ndef g():\n    return 1\n\n\ndef h():\n" + ELIDED + "```\n"
+
+
+def test_edits_convert_to_the_whole_file_they_leave(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(MODULE)
+    reply = sr("a.py", "    return 0\n", "    return 1\n") + sr("a.py", "    b = 2\n", "    b = 3\n")
+    done = editblocks.convert_reply(reply, "whole", root=tmp_path)
+    assert done.problems == []
+    assert done.text == "a.py\n```\n" + MODULE.replace("return 0", "return 1").replace("b = 2", "b = 3") + "```\n"
+
+
+def test_an_edit_of_the_last_line_of_a_file_without_final_newline_does_not_convert_to_edit_v3(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"b.py": b"x = 1\ny = 2"})
+    done = editblocks.convert_reply(sr("b.py", "y = 2\n", "y = 3\n"), "edit-v3", root=tmp_path)
+    assert done.text == "" and len(done.problems) == 1
+    assert "without a final newline, and edit-v3 would add one" in done.problems[0]
+    done = editblocks.convert_reply(sr("b.py", "x = 1\n", "x = 3\n"), "edit-v3", root=tmp_path)
+    assert done.problems == [] and done.text == v3("b.py", "x = 1\n", "x = 3\n")
+
+
+# -- line numbers copied from a numbered listing ------------------------------------------------------------------------
+
+NUMBERED = "a = 1\nb = 2\nc = 3\n"
+
+
+def test_line_numbers_of_each_listing_shape_are_not_text(tmp_path: Path) -> None:
+    shapes = [("12 | ", "13 | "), ("12: ", "13: "), ("L12 ", "L13 "), ("12\t", "13\t")]
+    for k, (one, two) in enumerate(shapes):
+        root = tmp_path / str(k)
+        write_tree(root, {"m.py": NUMBERED})
+        reply = sr("m.py", f"{one}a = 1\n{two}b = 2\n", f"{one}a = 1\n{two}b = 20\n")
+        res = editblocks.apply_edits(reply, root).results[0]
+        assert res.status is EditStatus.APPLIED and res.strategy == "exact", (k, res.reason)
+        assert (root / "m.py").read_text() == "a = 1\nb = 20\nc = 3\n", k
+
+
+def test_numbers_that_do_not_rise_on_every_line_are_left_as_written(tmp_path: Path) -> None:
+    cases = [
+        ("13 | a = 1\n12 | b = 2\n", "13 | a = 1\n12 | b = 20\n"),
+        ("12 | a = 1\n12 | b = 2\n", "12 | a = 1\n12 | b = 20\n"),
+        ("1 | a = 1\n3 | b = 2\n2 | c = 3\n", "1 | a = 1\n3 | b = 20\n2 | c = 3\n"),
+        ("12 | a = 1\nb = 2\n", "12 | a = 1\nb = 20\n"),
+    ]
+    for k, (search, replace) in enumerate(cases):
+        root = tmp_path / str(k)
+        write_tree(root, {"m.py": NUMBERED})
+        res = editblocks.apply_edits(sr("m.py", search, replace), root).results[0]
+        assert res.status is EditStatus.FAILED and (res.reason or "").startswith("SEARCH text not found"), k
+        assert (root / "m.py").read_text() == NUMBERED
+
+
+def test_numbered_lines_around_a_blank_line_and_an_unnumbered_replace(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": "a = 1\n\nb = 2\n"})
+    reply = sr("m.py", "12 | a = 1\n\n14 | b = 2\n", "12 | a = 1\n\n14 | b = 20\n")
+    assert editblocks.apply_edits(reply, tmp_path).results[0].status is EditStatus.APPLIED
+    assert (tmp_path / "m.py").read_text() == "a = 1\n\nb = 20\n"
+    reply = sr("m.py", "12 | a = 1\n\n14 | b = 20\n", "a = 10\n\nb = 20\n")
+    assert editblocks.apply_edits(reply, tmp_path).results[0].status is EditStatus.APPLIED
+    assert (tmp_path / "m.py").read_text() == "a = 10\n\nb = 20\n"
+
+
+def test_a_replace_numbered_only_in_part_is_refused(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": NUMBERED})
+    res = editblocks.apply_edits(sr("m.py", "12 | a = 1\n13 | b = 2\n", "a = 1\n13 | b = 20\n"), tmp_path).results[0]
+    assert res.status is EditStatus.FAILED
+    assert res.reason == (
+        "SEARCH's lines start with line numbers copied from a numbered listing, and only some REPLACE lines do; "
+        "write the lines without their numbers"
+    )
+    assert (tmp_path / "m.py").read_text() == NUMBERED
+
+
+def test_numbers_the_file_itself_has_are_kept(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.txt": "12 | a = 1\n13 | b = 2\n"})
+    res = editblocks.apply_edits(sr("m.txt", "12 | a = 1\n13 | b = 2\n", "12 | a = 1\n13 | b = 20\n"), tmp_path)
+    assert res.results[0].status is EditStatus.APPLIED
+    assert (tmp_path / "m.txt").read_text() == "12 | a = 1\n13 | b = 20\n"
+
+
+# -- aider's reading of a trailing empty line ---------------------------------------------------------------------------
+
+
+def test_a_replace_of_one_empty_line_deletes_the_search_lines(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": NUMBERED})
+    res = editblocks.apply_edits(sr("m.py", "b = 2\n", "\n"), tmp_path).results[0]
+    assert res.status is EditStatus.APPLIED
+    assert (tmp_path / "m.py").read_text() == "a = 1\nc = 3\n"
+
+
+# -- drift, more -------------------------------------------------------------------------------------------------------
+
+
+def test_a_drifted_file_is_not_replaced_by_a_whole_file_block_nor_merged_from_a_sketch(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": NOW})
+    why = "m.py has changed since the model saw it (its content differs from what the model saw)"
+    whole = editblocks.apply_edits("m.py\n```python\nx = 1\n```\n", tmp_path, format="whole", base={"m.py": SEEN})
+    assert whole.results[0].status is EditStatus.FAILED
+    assert whole.results[0].reason == f"{why}; a file that changed is not replaced as a whole"
+    sketch = "m.py\n```\n# ... existing code ...\ndef g():\n    return 3\n```\n"
+    lazy = editblocks.apply_edits(sketch, tmp_path, format="lazy", base={"m.py": SEEN})
+    assert lazy.results[0].status is EditStatus.FAILED
+    assert lazy.results[0].reason == f"{why}; a file that changed is not merged from a sketch"
+    assert (tmp_path / "m.py").read_text() == NOW
+
+
+def test_a_file_the_model_saw_absent_is_created(tmp_path: Path) -> None:
+    result = editblocks.apply_edits(sr("new.py", "", "x = 1\n"), tmp_path, base={"new.py": None})
+    assert result.results[0].status is EditStatus.APPLIED and result.results[0].notes == []
+    assert (tmp_path / "new.py").read_text() == "x = 1\n"
+
+
+def test_an_uncertain_block_in_a_drifted_file_is_taken_back_alone(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": NOW + "\nz = 1\n"})
+    reply = sr("m.py", "    return 1\n", "    return 10\n") + sr("m.py", "z = 1   \n", "z = 2\n")
+    result = editblocks.apply_edits(reply, tmp_path, base={"m.py": SEEN + "\nz = 1\n"}, continue_after_failure=True)
+    first, second = result.results
+    assert first.status is EditStatus.APPLIED
+    assert first.notes == [
+        "m.py had changed since the model saw it (its content differs from what the model saw); "
+        "the block's text occurs exactly once there"
+    ]
+    assert second.status is EditStatus.FAILED
+    assert (second.reason or "").endswith(
+        "the block's text does not occur exactly once in the file as it is now, so where it goes is not certain"
+    )
+    assert (tmp_path / "m.py").read_text() == NOW.replace("return 1", "return 10") + "\nz = 1\n"
+
+
+def test_refuse_drift_fails_a_certain_block_and_a_failed_block_notes_the_drift(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": NOW})
+    certain = sr("m.py", "    return 1\n", "    return 10\n")
+    res = editblocks.apply_edits(certain, tmp_path, base={"m.py": SEEN}, refuse_drift=True).results[0]
+    assert res.status is EditStatus.FAILED
+    assert res.reason == (
+        "m.py has changed since the model saw it (its content differs from what the model saw); refused (refuse drift)"
+    )
+    missing = sr("m.py", "    return 99\n", "    return 100\n")
+    res = editblocks.apply_edits(missing, tmp_path, base={"m.py": SEEN}).results[0]
+    assert res.status is EditStatus.FAILED
+    assert "m.py had changed since the model saw it (its content differs from what the model saw)" in res.notes
+    assert (tmp_path / "m.py").read_text() == NOW
+
+
+# -- a file operation's chunks, continuing after a failure ---------------------------------------------------------------
+
+
+def test_after_a_chunk_fails_the_later_chunks_of_its_operation_fail_too_even_when_continuing(tmp_path: Path) -> None:
+    text = "a = 1\nb = 2\nc = 3\nd = 4\n"
+    write_tree(tmp_path, {"m.py": text})
+    reply = (
+        "*** Begin Patch\n*** Update File: m.py\n@@\n-a = 1\n+a = 10\n@@\n-zz = 1\n+zz = 2\n@@\n-d = 4\n+d = 40\n"
+        "*** End Patch\n"
+    )
+    result = editblocks.apply_edits(reply, tmp_path, continue_after_failure=True)
+    assert [r.status for r in result.results] == [EditStatus.FAILED] * 3
+    assert (result.results[0].reason or "").startswith("not applied: the chunk at reply line 6 failed: ")
+    assert result.results[2].reason == (
+        "another chunk of the same file operation (reply line 2) failed; a file's chunks apply all or none"
+    )
+    assert (tmp_path / "m.py").read_text() == text
+
+
+def _block(path: str, body: str) -> str:
+    return f"{path}\n```\n<<<<<<< SEARCH\n{body}>>>>>>> REPLACE\n```\n"
+
+
+def test_a_divider_ending_replace_that_could_underline_a_title_is_refused_in_markdown(tmp_path: Path) -> None:
+    refusal = (
+        "REPLACE starts or ends with a '=======' line, and it could be text (a title's underline, or the file "
+        "has such lines) as well as a doubled divider, so the block is not read either way; write one divider "
+        "between SEARCH and REPLACE"
+    )
+    write_tree(tmp_path, {"a.md": "x = 1\n", "b.md": "x = 1\n", "a.py": "x = 1\n"})
+    for body in ("x = 1\n=======\nx = 2\nTitle\n=======\n", "x = 1\n=======\nTitle\n=======\n"):
+        res = editblocks.apply_edits(_block("a.md", body), tmp_path).results[0]
+        assert res.status is EditStatus.FAILED and res.reason == refusal
+    assert (tmp_path / "a.md").read_text() == "x = 1\n"
+    # In Python the same lines are no title: the stray divider is left out.
+    res = editblocks.apply_edits(_block("a.py", "x = 1\n=======\nx = 2\nTitle\n=======\n"), tmp_path).results[0]
+    assert res.status is EditStatus.APPLIED
+    assert (tmp_path / "a.py").read_text() == "x = 2\nTitle\n"
+
+
+def test_a_markdown_title_underline_in_the_file_is_no_divider_of_its_own(tmp_path: Path) -> None:
+    text = "T\n=======\n\nx = 1\n"
+    write_tree(tmp_path, {"a.md": text})
+    res = editblocks.apply_edits(_block("a.md", "x = 1\n=======\n=======\nx = 2\n"), tmp_path).results[0]
+    assert res.status is EditStatus.APPLIED, res.reason
+    assert (tmp_path / "a.md").read_text() == "T\n=======\n\nx = 2\n"
