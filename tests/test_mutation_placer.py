@@ -4,7 +4,11 @@ blocks, a file operation's chunks apply all or none, and what a result reports a
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
+
+import pytest
 
 import editblocks
 from editblocks import EditStatus
@@ -913,3 +917,318 @@ def test_a_markdown_title_underline_in_the_file_is_no_divider_of_its_own(tmp_pat
     res = editblocks.apply_edits(_block("a.md", "x = 1\n=======\n=======\nx = 2\n"), tmp_path).results[0]
     assert res.status is EditStatus.APPLIED, res.reason
     assert (tmp_path / "a.md").read_text() == "T\n=======\n\nx = 2\n"
+
+
+# -- which file a block goes to ---------------------------------------------------------------------------------------------
+
+
+def test_a_path_missing_its_leading_folders_is_resolved_and_said_so(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"src/pkg/m.py": "x = 1\n"})
+    res = editblocks.apply_edits(sr("pkg/m.py", "x = 1\n", "x = 2\n"), tmp_path).results[0]
+    assert res.status is EditStatus.APPLIED
+    assert res.file_path == "src/pkg/m.py" and res.requested_path == "pkg/m.py"
+    assert res.notes == ["path 'pkg/m.py' does not exist; resolved to 'src/pkg/m.py'"]
+    assert read_tree(tmp_path) == {"src/pkg/m.py": b"x = 2\n"}
+
+
+def test_a_path_several_files_could_end_is_refused_with_them(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"a/pkg/m.py": "x = 1\n", "b/pkg/m.py": "x = 1\n"})
+    res = editblocks.apply_edits(sr("pkg/m.py", "x = 1\n", "x = 2\n"), tmp_path).results[0]
+    assert res.status is EditStatus.FAILED
+    assert (
+        res.reason
+        == "file not found: pkg/m.py; several files could be meant: a/pkg/m.py, b/pkg/m.py. Use the full path"
+    )
+    assert read_tree(tmp_path) == {"a/pkg/m.py": b"x = 1\n", "b/pkg/m.py": b"x = 1\n"}
+
+
+def test_after_a_failed_block_the_files_later_blocks_are_skipped(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": "x = 1\ny = 2\n"})
+    result = editblocks.apply_edits(sr("m.py", "zz\n", "x = 2\n") + sr("m.py", "y = 2\n", "y = 3\n"), tmp_path)
+    assert [r.status for r in result.results] == [EditStatus.FAILED, EditStatus.SKIPPED]
+    assert result.results[1].reason == "previous edit to this file failed"
+    assert (tmp_path / "m.py").read_text() == "x = 1\ny = 2\n"
+
+
+def test_a_binary_file_is_not_edited(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.bin": b"\x00\x01\x02abc\n"})
+    res = editblocks.apply_edits(sr("m.bin", "abc\n", "def\n"), tmp_path).results[0]
+    assert res.status is EditStatus.FAILED and (res.reason or "").startswith("Binary file: ")
+    assert (tmp_path / "m.bin").read_bytes() == b"\x00\x01\x02abc\n"
+
+
+# -- deletes, moves and whole files ----------------------------------------------------------------------------------------------
+
+
+def test_a_file_deleted_earlier_in_the_reply_is_not_edited(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": "x = 1\n"})
+    reply = "*** Begin Patch\n*** Delete File: m.py\n*** Update File: m.py\n@@\n-x = 1\n+x = 2\n*** End Patch\n"
+    result = editblocks.apply_edits(reply, tmp_path, continue_after_failure=True)
+    assert [r.status for r in result.results] == [EditStatus.APPLIED, EditStatus.FAILED]
+    assert result.results[1].reason == "m.py was deleted or moved away by an earlier block of this reply"
+    assert read_tree(tmp_path) == {}
+
+
+def test_a_file_deleted_and_added_again_holds_the_new_lines(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": "x = 1\n"})
+    reply = "*** Begin Patch\n*** Delete File: m.py\n*** Add File: m.py\n+y = 1\n*** End Patch\n"
+    result = editblocks.apply_edits(reply, tmp_path)
+    assert [(r.status, r.strategy) for r in result.results] == [
+        (EditStatus.APPLIED, "delete"),
+        (EditStatus.APPLIED, "create"),
+    ]
+    assert read_tree(tmp_path) == {"m.py": b"y = 1\n"}
+
+
+def test_without_deletes_no_file_is_deleted_or_moved(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": "x = 1\n"})
+    delete = "*** Begin Patch\n*** Delete File: m.py\n*** End Patch\n"
+    res = editblocks.apply_edits(delete, tmp_path, allow_delete=False).results[0]
+    assert res.status is EditStatus.FAILED
+    assert res.reason == "deleting files is not allowed in this apply (no-delete); m.py is left where it is"
+    move = "*** Begin Patch\n*** Update File: m.py\n*** Move to: n.py\n@@\n-x = 1\n+x = 2\n*** End Patch\n"
+    res = editblocks.apply_edits(move, tmp_path, allow_delete=False).results[0]
+    assert res.status is EditStatus.FAILED
+    assert res.reason == "moving files is not allowed in this apply (no-delete); m.py is left where it is"
+    assert read_tree(tmp_path) == {"m.py": b"x = 1\n"}
+
+
+def test_a_file_is_deleted_only_by_its_exact_path_and_never_through_a_link(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"src/m.py": "x = 1\n", "real.py": "y = 1\n"})
+    (tmp_path / "link.py").symlink_to("real.py")
+    res = editblocks.apply_edits("*** Begin Patch\n*** Delete File: m.py\n*** End Patch\n", tmp_path).results[0]
+    assert res.status is EditStatus.FAILED
+    assert res.reason == "deleting a file needs its exact path: 'm.py' does not exist (did you mean 'src/m.py'?)"
+    res = editblocks.apply_edits("*** Begin Patch\n*** Delete File: link.py\n*** End Patch\n", tmp_path).results[0]
+    assert res.status is EditStatus.FAILED
+    assert (
+        res.reason == "link.py is a symbolic link; deleting it is left to you (it would act on the file it points to)"
+    )
+    assert (tmp_path / "src/m.py").exists() and (tmp_path / "link.py").is_symlink()
+
+
+def test_whole_file_blocks_empty_same_or_partial(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": "x = 1\n"})
+    res = editblocks.apply_edits("m.py\n```python\n```\n", tmp_path, format="whole").results[0]
+    assert res.status is EditStatus.FAILED
+    assert (
+        res.reason
+        == "the block for m.py is empty; it would empty the whole file. Write out the file's complete content"
+    )
+    res = editblocks.apply_edits("m.py\n```python\nx = 1\n```\n", tmp_path, format="whole").results[0]
+    assert res.status is EditStatus.ALREADY_APPLIED and res.strategy == "whole" and res.reason == "already applied"
+    body = "".join(f"def f{i}():\n    return {i}\n\n\n" for i in range(20))
+    write_tree(tmp_path, {"p.py": body})
+    partial = "p.py\n```python\ndef f1():\n    return 100\n# ... rest unchanged ...\n```\n"
+    res = editblocks.apply_edits(partial, tmp_path, format="whole").results[0]
+    assert res.status is EditStatus.FAILED and (res.reason or "").startswith("the block for p.py looks partial: ")
+    assert read_tree(tmp_path) == {"m.py": b"x = 1\n", "p.py": body.encode()}
+
+
+def test_a_whole_file_block_keeps_a_missing_final_newline_missing_and_a_new_file_gets_one(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": b"x = 1"})
+    res = editblocks.apply_edits("m.py\n```python\nx = 2\n```\n", tmp_path, format="whole").results[0]
+    assert res.status is EditStatus.APPLIED and res.strategy == "whole" and res.estimated_line == 1
+    assert (tmp_path / "m.py").read_bytes() == b"x = 2"
+    res = editblocks.apply_edits("n.py\n```python\ny = 2\n```\n", tmp_path, format="whole").results[0]
+    assert res.status is EditStatus.APPLIED
+    assert (tmp_path / "n.py").read_bytes() == b"y = 2\n"
+
+
+# -- new files ----------------------------------------------------------------------------------------------------------------
+
+
+def test_a_new_file_the_project_already_has_as_written_is_already_applied(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": "x = 1\n"})
+    res = editblocks.apply_edits("*** Begin Patch\n*** Add File: m.py\n+x = 1\n*** End Patch\n", tmp_path).results[0]
+    assert res.status is EditStatus.ALREADY_APPLIED and res.strategy == "create" and res.reason == "already applied"
+    assert read_tree(tmp_path) == {"m.py": b"x = 1\n"}
+
+
+def test_a_new_file_is_created_as_marked_and_never_with_marker_lines(tmp_path: Path) -> None:
+    res = editblocks.apply_edits("*** Begin Patch\n*** Add File: d/m.py\n+x = 1\n*** End Patch\n", tmp_path).results[0]
+    assert res.status is EditStatus.APPLIED and res.strategy == "create" and res.estimated_line == 1
+    no_newline = "```diff\n--- /dev/null\n+++ b/n.py\n@@ -0,0 +1 @@\n+x = 1\n\\ No newline at end of file\n```\n"
+    assert editblocks.apply_edits(no_newline, tmp_path).results[0].status is EditStatus.APPLIED
+    marked = editblocks.EditBlock("o.py", "", "x = 1\n<<<<<<< HEAD\n", new_file=True)
+    res = editblocks.apply_edits([marked], tmp_path).results[0]
+    assert res.status is EditStatus.FAILED and (res.reason or "").startswith(
+        "the edit would write the line '<<<<<<< HEAD'"
+    )
+    assert read_tree(tmp_path) == {"d/m.py": b"x = 1\n", "n.py": b"x = 1"}
+
+
+# -- syntax as a second opinion ------------------------------------------------------------------------------------------------
+
+PARSES = "def f():\n    return 1\n\n\ndef g():\n    return 2\n"
+UNCLOSED = "line 2: '(' was never closed"
+
+
+def test_an_edit_that_breaks_the_syntax_is_written_with_a_note(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": PARSES})
+    result = editblocks.apply_edits(sr("m.py", "    return 1\n", "    return (1\n"), tmp_path)
+    message = f"m.py parsed before this reply and no longer does after its blocks ({UNCLOSED})"
+    assert result.results[0].status is EditStatus.APPLIED and result.results[0].notes == [message]
+    assert result.syntax_problems == {"m.py": message} and result.files_modified == ["m.py"]
+    assert (tmp_path / "m.py").read_text() == PARSES.replace("return 1", "return (1")
+
+
+def test_with_verify_syntax_every_block_of_a_file_that_stops_parsing_fails_and_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    write_tree(tmp_path, {"m.py": PARSES})
+    reply = sr("m.py", "    return 1\n", "    return (1\n") + sr("m.py", "    return 2\n", "    return 3\n")
+    result = editblocks.apply_edits(reply, tmp_path, verify_syntax=True)
+    reason = (
+        f"m.py parsed before this reply and no longer does after its blocks ({UNCLOSED}); the file is left untouched "
+        "(verify syntax). Fix the edit so the file still parses"
+    )
+    assert [(r.status, r.reason) for r in result.results] == [(EditStatus.FAILED, reason)] * 2
+    assert result.files_modified == [] and not result.ok
+    assert (tmp_path / "m.py").read_text() == PARSES
+
+
+def test_a_file_that_did_not_parse_before_is_not_judged_by_its_syntax(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": PARSES + "(\n"})
+    result = editblocks.apply_edits(sr("m.py", "    return 1\n", "    return (1\n"), tmp_path, verify_syntax=True)
+    assert result.results[0].status is EditStatus.APPLIED and result.results[0].notes == []
+    assert result.syntax_problems == {}
+    assert (tmp_path / "m.py").read_text() == PARSES.replace("return 1", "return (1") + "(\n"
+
+
+def test_a_new_file_that_does_not_parse_is_created_with_a_note_even_with_verify_syntax(tmp_path: Path) -> None:
+    for verify in (False, True):
+        root = tmp_path / str(verify)
+        root.mkdir()
+        result = editblocks.apply_edits(sr("n.py", "", "x = (\n"), root, verify_syntax=verify)
+        message = "n.py as created does not parse (line 1: '(' was never closed)"
+        assert result.results[0].status is EditStatus.APPLIED and result.results[0].notes == [message]
+        assert result.syntax_problems == {"n.py": message}
+        assert (root / "n.py").read_text() == "x = (\n"
+
+
+def test_a_file_over_a_million_characters_is_checked_only_with_verify_syntax(tmp_path: Path) -> None:
+    big = PARSES + "".join(f"value_{k} = {k}\n" for k in range(70_000))
+    assert len(big) > 1_000_000
+    write_tree(tmp_path, {"m.py": big})
+    reply = sr("m.py", "    return 1\n", "    return (1\n")
+    result = editblocks.apply_edits(reply, tmp_path)
+    assert result.results[0].status is EditStatus.APPLIED and result.syntax_problems == {}
+    write_tree(tmp_path, {"m.py": big})
+    result = editblocks.apply_edits(reply, tmp_path, verify_syntax=True)
+    assert result.results[0].status is EditStatus.FAILED and "m.py" in result.syntax_problems
+    assert (tmp_path / "m.py").read_text() == big
+
+
+# -- what an applied or failed block reports --------------------------------------------------------------------------------------
+
+
+def test_replace_elision_lines_read_as_search_lines_are_said_so(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": "def f():\n    a = 1\n    b = 2\n    return a\n"})
+    reply = sr("m.py", "def f():\n    a = 1\n    b = 2\n", "def f():\n    # ... existing code ...\n    b = 3\n")
+    res = editblocks.apply_edits(reply, tmp_path).results[0]
+    assert res.status is EditStatus.APPLIED
+    assert res.notes == ["REPLACE's elision lines were read as the SEARCH lines they stand for"]
+    assert (tmp_path / "m.py").read_text() == "def f():\n    a = 1\n    b = 3\n    return a\n"
+
+
+def test_a_file_moved_with_its_edit_already_made_is_moved_as_it_is(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"a.py": "x = 2\ny = 1\n"})
+    reply = "*** Begin Patch\n*** Update File: a.py\n*** Move to: b.py\n@@\n-x = 1\n+x = 2\n y = 1\n*** End Patch\n"
+    res = editblocks.apply_edits(reply, tmp_path).results[0]
+    assert res.status is EditStatus.APPLIED and res.moved_to == "b.py"
+    assert read_tree(tmp_path) == {"b.py": b"x = 2\ny = 1\n"}
+
+
+def test_a_block_not_found_reports_the_closest_lines(tmp_path: Path) -> None:
+    text = "a = 1\nb = 2\nvalue = compute(1)\nc = 3\n"
+    write_tree(tmp_path, {"m.py": text})
+    res = editblocks.apply_edits(sr("m.py", "value = compute(2)\nc = 4\n", "value = 0\n"), tmp_path).results[0]
+    assert res.status is EditStatus.FAILED and (res.reason or "").startswith("SEARCH text not found in file")
+    assert res.estimated_line == 3 and res.closest_region == (3, 4)
+    assert res.closest_text == "value = compute(1)\nc = 3\n"
+    assert (tmp_path / "m.py").read_text() == text
+
+
+# -- git add and undo ------------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs the git command")
+def test_undo_after_git_add_puts_the_index_back(tmp_path: Path) -> None:
+    def git(*args: str) -> str:
+        config = ["-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
+        run = subprocess.run(["git", *config, *args], cwd=tmp_path, capture_output=True, text=True, check=True)
+        return run.stdout
+
+    write_tree(tmp_path, {"m.py": "x = 1\n"})
+    git("init", "-q")
+    git("add", "m.py")
+    git("commit", "-qm", "start")
+    index_before = git("ls-files", "-s")
+    result = editblocks.apply_edits(sr("m.py", "x = 1\n", "x = 2\n"), tmp_path, git_add=True)
+    assert result.ok and git("diff", "--cached", "--name-only").split() == ["m.py"]
+    done = editblocks.undo(tmp_path)
+    assert any("git index restored" in note for note in done.notes)
+    assert git("ls-files", "-s") == index_before and (tmp_path / "m.py").read_text() == "x = 1\n"
+
+
+# -- several dividers, and files the blocks leave as they were --------------------------------------------------------------------
+
+
+def test_with_several_dividers_the_file_shows_which_one_separates(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"a.txt": "x\n=======\ny\n"})
+    res = editblocks.apply_edits(_block("a.txt", "x\n=======\ny\n=======\nx\n=======\nz\n"), tmp_path).results[0]
+    assert res.status is EditStatus.APPLIED
+    assert res.notes == [
+        "the block has several '=======' lines; the file shows which one separates SEARCH from REPLACE"
+    ]
+    assert (tmp_path / "a.txt").read_text() == "x\n=======\nz\n"
+
+
+def test_blocks_that_leave_a_file_as_it_was_write_nothing(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": "x = 1\ny = 1\n"})
+    result = editblocks.apply_edits(sr("m.py", "x = 1\n", "x = 2\n") + sr("m.py", "x = 2\n", "x = 1\n"), tmp_path)
+    assert [r.status for r in result.results] == [EditStatus.APPLIED, EditStatus.APPLIED]
+    assert result.files_modified == [] and result.diffs == {}
+    dry = editblocks.apply_edits(sr("m.py", "x = 1\n", "x = 2\n"), tmp_path, dry_run=True)
+    assert dry.dry_run and dry.files_modified == ["m.py"]
+    assert dry.diffs["m.py"] == "--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,2 @@\n-x = 1\n+x = 2\n y = 1\n"
+    assert (tmp_path / "m.py").read_text() == "x = 1\ny = 1\n"
+
+
+# -- where a block says it goes: a scope, the end of the file, a line ------------------------------------------------------------
+
+CLASSES = "class A:\n    def f(self):\n        return 1\n\n\nclass B:\n    def g(self):\n        return 2\n"
+
+
+def test_a_block_found_only_outside_its_scope_says_so(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": CLASSES})
+    reply = (
+        "*** Begin Patch\n*** Update File: m.py\n@@ class A:\n-        return 2\n+        return 20\n*** End Patch\n"
+    )
+    res = editblocks.apply_edits(reply, tmp_path).results[0]
+    assert res.status is EditStatus.APPLIED and res.estimated_line == 8
+    assert res.notes == ["found at line 8, outside 'class A:' (the text occurs only there)"]
+    assert (tmp_path / "m.py").read_text() == CLASSES.replace("return 2", "return 20")
+
+
+def test_a_block_marked_for_the_end_found_elsewhere_says_so(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": "x = 1\ny = 2\nz = 3\n"})
+    reply = "*** Begin Patch\n*** Update File: m.py\n@@\n-x = 1\n+x = 10\n*** End of File\n*** End Patch\n"
+    res = editblocks.apply_edits(reply, tmp_path).results[0]
+    assert res.status is EditStatus.APPLIED
+    assert res.notes == ["found at line 1, not at the end of the file (the text occurs only there)"]
+    assert (tmp_path / "m.py").read_text() == "x = 10\ny = 2\nz = 3\n"
+
+
+def test_a_block_found_just_beyond_the_hint_window_says_how_far(tmp_path: Path) -> None:
+    lines = "".join(f"v{k} = {k}\n" for k in range(60))
+    for hint, notes in (
+        (44, []),
+        (45, ["found at line 4, 41 lines from the hinted line 45 (the text occurs only there)"]),
+    ):
+        write_tree(tmp_path, {"m.py": lines})
+        reply = f"```diff\n--- a/m.py\n+++ b/m.py\n@@ -{hint},1 +{hint},1 @@\n-v3 = 3\n+v3 = 33\n```\n"
+        res = editblocks.apply_edits(reply, tmp_path).results[0]
+        assert res.status is EditStatus.APPLIED and res.estimated_line == 4 and res.notes == notes, hint
+        assert (tmp_path / "m.py").read_text() == lines.replace("v3 = 3\n", "v3 = 33\n")
