@@ -1232,3 +1232,54 @@ def test_a_block_found_just_beyond_the_hint_window_says_how_far(tmp_path: Path) 
         res = editblocks.apply_edits(reply, tmp_path).results[0]
         assert res.status is EditStatus.APPLIED and res.estimated_line == 4 and res.notes == notes, hint
         assert (tmp_path / "m.py").read_text() == lines.replace("v3 = 3\n", "v3 = 33\n")
+
+
+def test_a_sketch_of_three_parts_that_each_add_lines_merges_each_where_it_belongs(tmp_path: Path) -> None:
+    text = "import os\n\nA = 1\n\nB = 2\n\nC = 3\n\nD = 4\n"
+    (tmp_path / "a.py").write_text(text)
+    res = _sketch(
+        tmp_path, ELIDED + "A = 1\nA2 = 111\n" + ELIDED + "B = 2\nB2 = 222\n" + ELIDED + "C = 3\nC2 = 333\n" + ELIDED
+    )
+    assert res.status is EditStatus.APPLIED, res.reason
+    assert res.span == (11, 31) and res.replaced == "A = 1\n\nB = 2\n\nC = 3\n"
+    assert res.replacement == "A = 1\nA2 = 111\n\nB = 2\nB2 = 222\n\nC = 3\nC2 = 333\n"
+    assert (
+        tmp_path / "a.py"
+    ).read_text() == "import os\n\nA = 1\nA2 = 111\n\nB = 2\nB2 = 222\n\nC = 3\nC2 = 333\n\nD = 4\n"
+
+
+def test_numbers_up_to_a_blank_line_then_an_unnumbered_line_are_left_as_written(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": "a = 1\n\nb = 2\n"})
+    res = editblocks.apply_edits(sr("m.py", "12 | a = 1\n\nb = 2\n", "12 | a = 1\n\nb = 20\n"), tmp_path).results[0]
+    assert res.status is EditStatus.FAILED
+    assert (tmp_path / "m.py").read_text() == "a = 1\n\nb = 2\n"
+
+
+def test_a_tolerant_match_ending_in_a_blank_line_reports_it(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": "a = 1\n    b = 2   \n\nd = 4\n"})
+    # aider's reading drops one trailing empty line: SEARCH and REPLACE each end with one blank line.
+    reply = sr("m.py", "    b = 2\n\n\n", "    b = 20\n\n\n")
+    res = editblocks.apply_edits(reply, tmp_path, match="tolerant").results[0]
+    assert res.status is EditStatus.APPLIED and res.matched_text == "    b = 2   \n\n"
+    assert (tmp_path / "m.py").read_text() == "a = 1\n    b = 20\n\nd = 4\n"
+
+
+def test_a_line_of_three_dots_is_code_in_python_and_an_elision_elsewhere(tmp_path: Path) -> None:
+    for path in ("a.py", "a.pyi", "a.txt"):
+        write_tree(tmp_path, {path: "def f():\n    return 1\n"})
+        res = editblocks.apply_edits(
+            sr(path, "def f():\n    return 1\n", "def f():\n    ...\n    return 1\n"), tmp_path
+        )
+        if path == "a.txt":
+            assert res.results[0].status is EditStatus.FAILED
+            assert (tmp_path / path).read_text() == "def f():\n    return 1\n"
+        else:
+            assert res.results[0].status is EditStatus.APPLIED, path
+            assert (tmp_path / path).read_text() == "def f():\n    ...\n    return 1\n"
+
+
+def test_a_markdown_title_underline_may_be_appended(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"README.md": "Intro\n\ntext\n"})
+    res = editblocks.apply_edits(sr("README.md", "", "\nUsage\n=======\n\nrun it\n"), tmp_path).results[0]
+    assert res.status is EditStatus.APPLIED, res.reason
+    assert (tmp_path / "README.md").read_text() == "Intro\n\ntext\n\nUsage\n=======\n\nrun it\n"
