@@ -85,6 +85,7 @@ def test_at_the_exact_level_replace_found_once_is_applied_before(tmp_path: Path)
     reply = "m.py\n««« EDIT\ndef f():\n    value = 1\n═══════ REPL\ndef f():\n    value = 2\n»»» EDIT END\n"
     res = editblocks.apply_edits(reply, tmp_path, format="edit-v3").results[0]
     assert res.status is EditStatus.ALREADY_APPLIED and res.already_applied
+    assert res.estimated_line == BODY.count("\n") + 1 and res.strategy == "exact"
     assert (tmp_path / "m.py").read_text() == text
 
 
@@ -711,6 +712,7 @@ def test_a_sketch_into_an_empty_file_writes_it_with_a_final_newline(tmp_path: Pa
     write_tree(tmp_path, {"a.py": ""})
     res = _sketch(tmp_path, "def f():\n    return 1\n")
     assert res.status is EditStatus.APPLIED and res.strategy == "create"
+    assert res.span == (0, 0) and res.replaced == "" and res.replacement == "def f():\n    return 1\n"
     assert (tmp_path / "a.py").read_bytes() == b"def f():\n    return 1\n"
 
 
@@ -1283,3 +1285,55 @@ def test_a_markdown_title_underline_may_be_appended(tmp_path: Path) -> None:
     res = editblocks.apply_edits(sr("README.md", "", "\nUsage\n=======\n\nrun it\n"), tmp_path).results[0]
     assert res.status is EditStatus.APPLIED, res.reason
     assert (tmp_path / "README.md").read_text() == "Intro\n\ntext\n\nUsage\n=======\n\nrun it\n"
+
+
+def test_a_sketch_of_one_definition_may_make_a_long_definition_short(tmp_path: Path) -> None:
+    body = "".join(f"    v{k} = {k}\n" for k in range(30))
+    text = f"def small():\n    return 1\n\n\ndef big():\n{body}    return v0\n\n\ndef tail():\n    return 2\n"
+    (tmp_path / "a.py").write_text(text)
+    res = _sketch(tmp_path, "def big():\n    return 0\n")
+    assert res.status is EditStatus.APPLIED and res.strategy == "definition", res.reason
+    assert (
+        tmp_path / "a.py"
+    ).read_text() == "def small():\n    return 1\n\n\ndef big():\n    return 0\n\n\ndef tail():\n    return 2\n"
+
+
+def test_an_edit_converts_to_a_sketch_in_the_files_own_comment_syntax(tmp_path: Path) -> None:
+    js = "function a() {\n  return 1;\n}\n\nfunction b() {\n  return 2;\n}\n\nfunction c() {\n  return 3;\n}\n"
+    (tmp_path / "m.js").write_text(js)
+    done = editblocks.convert_reply(sr("m.js", "  return 2;\n", "  return 20;\n"), "lazy", root=tmp_path)
+    assert done.problems == []
+    elided = "// ... existing code ...\n"
+    assert done.text == "m.js\n```\n" + elided + "function b() {\n  return 20;\n}\n" + elided + "```\n"
+
+
+def test_a_result_carries_the_replys_format_commands_and_a_git_add_that_could_not_stage(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": "x = 1\n"})
+    reply = "Run this:\n```bash\npip install requests\n```\n" + sr("m.py", "x = 1\n", "x = 2\n")
+    result = editblocks.apply_edits(reply, tmp_path, git_add=True)
+    assert result.format == "diff" and not result.dry_run
+    assert result.shell_suggestions == ["pip install requests"]
+    assert [w.message for w in result.warnings] == ["git add: not a git work tree; nothing staged"]
+    assert result.files_modified == ["m.py"] and (tmp_path / "m.py").read_text() == "x = 2\n"
+    dry = editblocks.apply_edits(sr("m.py", "x = 2\n", "x = 3\n"), tmp_path, dry_run=True, git_add=True)
+    assert dry.dry_run and dry.warnings == [] and dry.files_modified == ["m.py"]
+    assert (tmp_path / "m.py").read_text() == "x = 2\n"
+
+
+def test_numbers_are_stripped_even_when_the_file_has_a_line_of_just_the_first_number(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.txt": "a = 1\nb = 2\n1\n"})
+    res = editblocks.apply_edits(sr("m.txt", "1 | a = 1\n2 | b = 2\n", "1 | a = 10\n2 | b = 2\n"), tmp_path).results[0]
+    assert res.status is EditStatus.APPLIED, res.reason
+    assert (tmp_path / "m.txt").read_text() == "a = 10\nb = 2\n1\n"
+
+
+def test_a_sketch_into_a_blank_file_is_written_whole_with_a_final_newline(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"a.py": b"  "})
+    assert _sketch(tmp_path, "def f():\n    return 1\n").status is EditStatus.APPLIED
+    assert (tmp_path / "a.py").read_bytes() == b"def f():\n    return 1\n"
+    # An empty file has no syntax to keep: a sketch that does not parse is written, with a note.
+    write_tree(tmp_path, {"b.py": b""})
+    res = _sketch(tmp_path, "def f(:\n    return 1\n", path="b.py")
+    assert res.status is EditStatus.APPLIED and res.strategy == "create"
+    assert res.notes == ["b.py parsed before this reply and no longer does after its blocks (line 1: invalid syntax)"]
+    assert (tmp_path / "b.py").read_bytes() == b"def f(:\n    return 1\n"
