@@ -1252,7 +1252,9 @@ def test_a_sketch_of_three_parts_that_each_add_lines_merges_each_where_it_belong
 
 def test_numbers_up_to_a_blank_line_then_an_unnumbered_line_are_left_as_written(tmp_path: Path) -> None:
     write_tree(tmp_path, {"m.py": "a = 1\n\nb = 2\n"})
-    res = editblocks.apply_edits(sr("m.py", "12 | a = 1\n\nb = 2\n", "12 | a = 1\n\nb = 20\n"), tmp_path).results[0]
+    res = editblocks.apply_edits(sr("m.py", "12 | a = 1\n\nb = 2\n", "12 | a = 10\n\n14 | b = 2\n"), tmp_path).results[
+        0
+    ]
     assert res.status is EditStatus.FAILED
     assert (tmp_path / "m.py").read_text() == "a = 1\n\nb = 2\n"
 
@@ -1337,3 +1339,28 @@ def test_a_sketch_into_a_blank_file_is_written_whole_with_a_final_newline(tmp_pa
     assert res.status is EditStatus.APPLIED and res.strategy == "create"
     assert res.notes == ["b.py parsed before this reply and no longer does after its blocks (line 1: invalid syntax)"]
     assert (tmp_path / "b.py").read_bytes() == b"def f(:\n    return 1\n"
+
+
+def test_an_edit_removing_a_long_run_of_lines_does_not_convert_to_a_sketch(tmp_path: Path) -> None:
+    body = "".join(f"    v{k} = {k}\n" for k in range(30))
+    text = (
+        f"def a():\n    return 1\n\n\ndef big():\n    start = 0\n{body}    return start\n\n\ndef c():\n    return 3\n"
+    )
+    (tmp_path / "a.py").write_text(text)
+    done = editblocks.convert_reply(sr("a.py", "    start = 0\n" + body, "    start = 0\n"), "lazy", root=tmp_path)
+    assert done.text == ""
+    assert done.problems == [
+        "block at reply line 3 for a.py: as a sketch of the file, this edit would not merge only where it belongs"
+    ]
+
+
+def test_a_streamed_operation_whose_chunk_cannot_be_read_fails_every_chunk_saying_why(tmp_path: Path) -> None:
+    text = "a\nb\nc\nd\ne\nz\n"
+    write_tree(tmp_path, {"f.txt": text})
+    reply = "*** Begin Patch\n*** Update File: f.txt\n@@\n-a\n+A\n@@\n c\nd\n-e\n+E\n*** End Patch\n"
+    result = editblocks.apply_edits((reply[i : i + 5] for i in range(0, len(reply), 5)), tmp_path)
+    assert [r.status for r in result.results] == [EditStatus.FAILED]
+    reason = result.results[0].reason or ""
+    assert reason.startswith("not applied: a chunk of this file operation could not be read (reply line 6: ")
+    assert reason.endswith("; a file's chunks apply all or none")
+    assert (tmp_path / "f.txt").read_text() == text
