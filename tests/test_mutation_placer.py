@@ -693,6 +693,10 @@ def test_a_sketch_that_would_break_a_parsing_file_is_refused_but_a_broken_file_t
     res = _sketch(tmp_path, sketch)
     assert res.status is EditStatus.FAILED
     assert "the file parses now and would not after it" in (res.reason or "")
+    assert (res.reason or "").endswith(
+        "Check the sketch's indentation and brackets, and that each elision comment stands for whole definitions "
+        "or statements"
+    )
     assert (tmp_path / "a.py").read_text() == MODULE
     broken = MODULE.replace("import os", "import os(")
     (tmp_path / "a.py").write_text(broken)
@@ -1110,7 +1114,7 @@ def test_a_new_file_that_does_not_parse_is_created_with_a_note_even_with_verify_
 
 
 def test_a_file_over_a_million_characters_is_checked_only_with_verify_syntax(tmp_path: Path) -> None:
-    big = PARSES + "".join(f"value_{k} = {k}\n" for k in range(70_000))
+    big = PARSES + "".join(f"value_{k} = '{'x' * 2000}'\n" for k in range(500))
     assert len(big) > 1_000_000
     write_tree(tmp_path, {"m.py": big})
     reply = sr("m.py", "    return 1\n", "    return (1\n")
@@ -1364,3 +1368,19 @@ def test_a_streamed_operation_whose_chunk_cannot_be_read_fails_every_chunk_sayin
     assert reason.startswith("not applied: a chunk of this file operation could not be read (reply line 6: ")
     assert reason.endswith("; a file's chunks apply all or none")
     assert (tmp_path / "f.txt").read_text() == text
+
+
+def test_a_sketch_that_would_write_a_marker_or_a_foreign_elision_line_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(MODULE)
+    tail = "\n\ndef h():\n    return 9\n"
+    res = _sketch(tmp_path, ELIDED + "def g():\n    return 1\n<<<<<<< HEAD\n" + tail)
+    assert res.status is EditStatus.FAILED and res.estimated_line == 10
+    assert (res.reason or "").startswith(
+        "the sketch for a.py is not merged: the edit would write the line '<<<<<<< HEAD' into a.py"
+    )
+    res = _sketch(tmp_path, ELIDED + "def g():\n    return 1\n    (* ... *)\n" + tail)
+    assert res.status is EditStatus.FAILED
+    assert (res.reason or "").startswith(
+        "the sketch for a.py is not merged: the merge would write the line '(* ... *)' into a.py"
+    )
+    assert (tmp_path / "a.py").read_text() == MODULE
