@@ -1384,3 +1384,44 @@ def test_a_sketch_that_would_write_a_marker_or_a_foreign_elision_line_is_refused
         "the sketch for a.py is not merged: the merge would write the line '(* ... *)' into a.py"
     )
     assert (tmp_path / "a.py").read_text() == MODULE
+
+
+def test_an_edit_found_tolerantly_never_writes_a_marker_line(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": "a = 1\nb = 2   \nc = 3\n"})
+    block = editblocks.EditBlock("m.py", "b = 2\n", "b = 3\n<<<<<<< HEAD\n")
+    res = editblocks.apply_edits([block], tmp_path, match="tolerant").results[0]
+    assert res.status is EditStatus.FAILED
+    assert (res.reason or "").startswith("the edit would write the line '<<<<<<< HEAD' into m.py")
+    assert (tmp_path / "m.py").read_text() == "a = 1\nb = 2   \nc = 3\n"
+
+
+def test_a_file_deleted_then_given_whole_holds_the_new_content(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"w.py": "x = 1\n"})
+    blocks = [
+        editblocks.EditBlock("w.py", delete=True, format="patch"),
+        editblocks.EditBlock("w.py", new_lines="y = 2\n", whole_file=True, format="whole"),
+    ]
+    result = editblocks.apply_edits(blocks, tmp_path)
+    assert [(r.status, r.strategy) for r in result.results] == [
+        (EditStatus.APPLIED, "delete"),
+        (EditStatus.APPLIED, "whole"),
+    ]
+    assert read_tree(tmp_path) == {"w.py": b"y = 2\n"}
+
+
+def test_several_dividers_with_several_readings_in_the_file_are_refused_with_the_place(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"a.txt": "a\n=======\nb\n"})
+    res = editblocks.apply_edits(_block("a.txt", "a\n=======\n=======\n"), tmp_path).results[0]
+    assert res.status is EditStatus.FAILED and res.estimated_line == 1
+    assert (res.reason or "").startswith(
+        "the block has several '=======' lines, so where SEARCH ends is unclear, and several readings of it are in the file"
+    )
+    assert (tmp_path / "a.txt").read_text() == "a\n=======\nb\n"
+
+
+def test_a_chunk_after_a_failed_one_reports_its_file(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": "a = 1\nd = 4\n"})
+    reply = "*** Begin Patch\n*** Update File: m.py\n@@\n-zz = 1\n+zz = 2\n@@\n-d = 4\n+d = 40\n*** End Patch\n"
+    result = editblocks.apply_edits(reply, tmp_path, continue_after_failure=True)
+    assert [(r.file_path, r.status) for r in result.results] == [("m.py", EditStatus.FAILED)] * 2
+    assert (tmp_path / "m.py").read_text() == "a = 1\nd = 4\n"
