@@ -1093,3 +1093,145 @@ def test_a_refused_run_is_quoted_with_its_sketch_lines() -> None:
     assert found.reason.startswith("the sketch's lines 2-3 ('def q():' / 'nothing = 1') is not in the file")
     found = merge_sketch(MODULE, _t([KEEP, "    nothing = 1", KEEP]), "m.py")
     assert isinstance(found, SketchRefusal) and found.reason.startswith("the sketch's line 2 ('nothing = 1')")
+
+
+def test_blank_search_text_among_trailing_blank_lines_is_not_settled_by_the_end_of_the_file() -> None:
+    found = locate("\nx\n\n\n", "\n", "y\n", at_end=True)
+    assert isinstance(found, MatchFailure) and found.kind == "ambiguous" and found.candidates == [1, 3, 4]
+    assert found.reason.endswith("(the block's hints did not settle it: lines 3 and 4 end the file)")
+
+
+@pytest.mark.parametrize(
+    "lines, scope",
+    [
+        # The exact line is preferred to a line that merely starts with it.
+        (["def f():", "    x = 1", "def f(): pass", "    x = 1"], "def f():"),
+        # Three characters are enough to name a header by its start.
+        (["abc(x):", "    x = 1", "xyz(x):", "    x = 1"], "abc"),
+        # A start ending in a bracket names the header whatever follows it.
+        (["def f(x):", "    x = 1", "def g(x):", "    x = 1"], "def f("),
+    ],
+)
+def test_an_enclosing_line_named_by_its_start(lines: list[str], scope: str) -> None:
+    text = _t(lines)
+    found = locate(text, "    x = 1\n", "    x = 2\n", scope=(scope,))
+    assert isinstance(found, Match) and found.line == 2
+    assert _applied(text, found) == text.replace("x = 1", "x = 2", 1)
+
+
+SMALL = _t(["import os", "", "def a():", "    x = 1", "    return x", "", "def b():", "    y = 2", "    return y"])
+
+
+def test_a_sketch_for_an_empty_file_creates_it() -> None:
+    from editblocks.matching.lazy import SketchMerge, Span, merge_sketch
+
+    found = merge_sketch("", "x = 1\ny = 2\n", "n.py")
+    assert found == SketchMerge("x = 1\ny = 2\n", (Span(0, 0, ("x = 1", "y = 2"), ("x = 1", "y = 2")),), "create", 1)
+
+
+def test_a_sketch_of_one_whole_definition_replaces_it_by_name() -> None:
+    from editblocks.matching.lazy import SketchMerge, merge_sketch
+
+    found = merge_sketch(SMALL, "def b():\n    y = 20\n    return y\n", "m.py")
+    assert isinstance(found, SketchMerge) and found.mode == "definition" and found.line == 7
+    assert found.text == SMALL.replace("y = 2\n", "y = 20\n")
+    assert [(s.start, s.end) for s in found.spans] == [(6, 9)]
+
+
+def test_a_sketch_that_is_the_whole_file_replaces_it() -> None:
+    from editblocks.matching.lazy import SketchMerge, Span, merge_sketch
+
+    new = SMALL.replace("x = 1", "x = 10")
+    found = merge_sketch(SMALL, new, "m.py")
+    lines = tuple(new.splitlines())
+    assert found == SketchMerge(new, (Span(0, 9, lines, lines),), "whole", 1)
+    assert merge_sketch(SMALL, SMALL, "m.py") == SketchMerge(SMALL, (), "whole", 1)
+
+
+@pytest.mark.parametrize("path", ["x.js", "x.unknownext"])
+def test_a_sketch_of_some_definitions_that_could_be_the_whole_file_is_refused(path: str) -> None:
+    from editblocks.matching.lazy import SketchRefusal, merge_sketch
+
+    text = "function a() {\n  return 1;\n}\n\nfunction b() {\n  return 2;\n}\n"
+    found = merge_sketch(text, "function b() {\n  return 3;\n}\n", path)
+    assert isinstance(found, SketchRefusal) and found.line == 1
+    assert found.reason.startswith(
+        "the sketch has no elision comment and holds some of the file's definitions but not a:"
+    )
+
+
+RUN_BODY = [
+    "def run(items, limit):",
+    *[f"    value_{i} = compute(items, {i}, limit)" for i in range(10)],
+    "    return value_9",
+]
+RUN_FILE = _t(["import os", "", *RUN_BODY, "", "def other():", "    pass"])
+# The model's copy: every call renamed, and one line it does not remember at all.
+RUN_STALE = [line.replace("compute", "calc") for line in RUN_BODY]
+RUN_STALE[4] = "    completely_other_thing()"
+
+
+def test_a_line_changed_one_for_one_beside_a_line_the_file_lacks_is_carried() -> None:
+    replace = list(RUN_STALE)
+    replace[5] = replace[5].replace("limit)", "limit, 1)")
+    found = locate(RUN_FILE, _t(RUN_STALE), _t(replace), level="ast", language="python")
+    assert isinstance(found, Match) and found.strategy == "ast"
+    assert _applied(RUN_FILE, found) == RUN_FILE.replace("compute(items, 4, limit)", "compute(items, 4, limit, 1)")
+
+
+def test_a_new_line_beside_a_line_the_file_lacks_has_no_certain_place() -> None:
+    replace = list(RUN_STALE)
+    replace.insert(5, "    new_line()")
+    found = locate(RUN_FILE, _t(RUN_STALE), _t(replace), level="ast", language="python")
+    assert isinstance(found, MatchFailure) and found.kind == "not_found"
+    assert "where to put 'new_line()' is uncertain" in found.reason
+
+
+def test_a_change_to_a_line_the_definition_lacks_is_refused_with_the_definition() -> None:
+    replace = list(RUN_STALE)
+    replace[4:6] = ["    a = 1", "    b = 2"]
+    found = locate(RUN_FILE, _t(RUN_STALE), _t(replace), level="ast", language="python")
+    assert isinstance(found, MatchFailure) and found.kind == "not_found"
+    assert (found.line, found.region, found.region_text) == (3, (3, 14), _t(RUN_BODY))
+    assert "does not contain the line 'completely_other_thing()'" in found.reason
+
+
+LONG_BODY = ["def compute(alpha, beta):", *[f"    v{i} = alpha * {i} + beta" for i in range(24)], "    return v11"]
+LONG_LINE = "    w = alpha - beta - gamma - delta - epsilon - zeta - eta - theta - iota - kappa"
+
+
+def test_the_syntax_step_keeps_the_text_strategies_own_failure_and_adds_why() -> None:
+    search, replace = _t([*LONG_BODY[:6], LONG_LINE, *LONG_BODY[6:]]), _t([*LONG_BODY[:6], "    w = 0", *LONG_BODY[6:]])
+    found = locate(_t(LONG_BODY), search, replace, level="ast", language=None)
+    assert isinstance(found, MatchFailure) and found.kind == "not_found"
+    assert found.reason.startswith("the closest region (line 1, 93% similar) does not contain the line 'w = alpha")
+    assert found.reason.endswith("(the syntax step did not place it: the file's language is not known)")
+    found = locate(_t(LONG_BODY), search, replace, level="ast", language="cobol")
+    assert isinstance(found, MatchFailure) and found.reason.startswith("the closest region (line 1, 93% similar)")
+    assert found.reason.endswith("(the syntax step did not place it: no syntax support for cobol)")
+
+
+def test_a_long_definition_without_the_changed_line_quotes_both_cut() -> None:
+    from editblocks.quoting import quote
+
+    search, replace = _t([*LONG_BODY[:6], LONG_LINE, *LONG_BODY[6:]]), _t([*LONG_BODY[:6], "    w = 0", *LONG_BODY[6:]])
+    found = locate(_t(LONG_BODY), search, replace, level="ast", language="python")
+    assert isinstance(found, MatchFailure) and found.kind == "not_found"
+    assert f"does not contain the line {quote(LONG_LINE.strip(), 60)} that the edit changes" in found.reason
+    assert found.region == (1, 26) and found.region_text == _t(LONG_BODY[:20])
+
+
+def test_empty_old_lines_before_a_trailing_anchor_are_diagnosed_as_old_lines() -> None:
+    found = locate(ANCHORED, "", "x\n", trailing="    c = 4\n")
+    assert isinstance(found, MatchFailure) and found.kind == "not_found"
+    assert found.reason.startswith("Old lines not found in file; closest match is line 4 (80% similar)")
+    found = locate(ANCHORED, "    b = 7\n", "    b = 9\n", trailing="    c = 3\n", language="python")
+    assert isinstance(found, MatchFailure) and found.kind == "not_found" and found.scope == "f"
+
+
+def test_a_long_line_differing_in_indentation_is_quoted_cut() -> None:
+    from editblocks.matching.diagnosis import describe_differences
+
+    assert describe_differences(["  " + "v" * 80], ["v" * 80], 1) == [
+        f"line 1 '{'v' * 70}…' differs only in indentation"
+    ]

@@ -192,3 +192,20 @@ def test_outside_a_git_work_tree_nothing_is_staged_or_committed(
     assert ws.git_index(["a.txt"]) is None
     assert ws.git_add(["a.txt"]) == "not a git work tree; nothing staged"
     assert ws.git_commit(["a.txt"], "m") == (None, "not a git work tree; nothing committed")
+
+
+def test_write_bytes_replaces_a_file_and_guards_what_it_must_hold(tmp_path: Path) -> None:
+    from editblocks.errors import ConflictError
+    from editblocks.files.workspace import ABSENT
+
+    ws = Workspace(tmp_path)
+    assert ws.write_bytes("d/x.txt", b"one\n") == ["d"]
+    assert ws.write_bytes("d/x.txt", b"two\n") == []
+    assert (tmp_path / "d" / "x.txt").read_bytes() == b"two\n"
+    with pytest.raises(ConflictError):
+        ws.write_bytes("d/x.txt", b"three\n", expected=b"one\n")
+    with pytest.raises(ConflictError):
+        ws.write_bytes("d/x.txt", b"three\n", expected=ABSENT)
+    assert ws.write_bytes("d/x.txt", b"three\n", expected=b"two\n") == []
+    assert ws.write_bytes("d/y.txt", b"new\n", expected=ABSENT) == []
+    assert read_tree(tmp_path) == {"d/x.txt": b"three\n", "d/y.txt": b"new\n"}
