@@ -1235,3 +1235,114 @@ def test_a_long_line_differing_in_indentation_is_quoted_cut() -> None:
     assert describe_differences(["  " + "v" * 80], ["v" * 80], 1) == [
         f"line 1 '{'v' * 70}…' differs only in indentation"
     ]
+
+
+KLASS = _t(
+    [
+        "class K:",
+        "    def a(self):",
+        "        first = 1",
+        "        return first",
+        "    def b(self):",
+        "        second = 2",
+        "        return second",
+    ]
+)
+
+
+def test_a_closest_region_across_two_methods_is_placed_in_their_class() -> None:
+    found = locate(KLASS, "        return firstt\n    def b(self):\n        second = 2\n", "x\n", language="python")
+    assert isinstance(found, MatchFailure) and (found.kind, found.scope, found.region) == ("not_found", "K", (4, 6))
+    assert "inside `K` at lines 1-7" in found.reason
+
+
+@pytest.mark.parametrize(
+    "search, reason",
+    [
+        ("zzz qqq\nwww\n", "SEARCH text not found in file; its first line 'zzz qqq' occurs nowhere in the file"),
+        (
+            "        first = 1\nnothing like it at all here\nand more unrelated text lines\n",
+            "SEARCH text not found in file",
+        ),
+    ],
+)
+def test_a_search_text_like_nothing_in_the_file(search: str, reason: str) -> None:
+    assert locate(KLASS, search, "x\n") == MatchFailure(reason, "not_found")
+
+
+@pytest.mark.parametrize(
+    "text, search, level, reason",
+    [
+        (
+            "x = 1\ny = 2\nx = 1\n",
+            "x = 1\n",
+            "exact",
+            "Edit location is ambiguous (matches at lines 1 and 3); include more surrounding lines so the text occurs only once",
+        ),
+        (
+            "if a:\n    x = 1  \nif b:\n    x = 1 \n",
+            "    x = 1\n",
+            "tolerant",
+            "Edit location is ambiguous (matches at lines 2 and 4 when whitespace differences are ignored); "
+            "include more surrounding lines so the text occurs only once",
+        ),
+    ],
+)
+def test_an_ambiguous_place_says_where_and_how(text: str, search: str, level: str, reason: str) -> None:
+    found = locate(text, search, "z = 0\n", level=level)
+    assert isinstance(found, MatchFailure) and found.reason == reason and found.kind == "ambiguous"
+    assert found.line == found.candidates[0]
+
+
+def test_removing_a_line_the_definition_lacks_is_refused() -> None:
+    replace = [line for i, line in enumerate(RUN_STALE) if i != 4]
+    found = locate(RUN_FILE, _t(RUN_STALE), _t(replace), level="ast", language="python")
+    assert isinstance(found, MatchFailure) and (found.kind, found.line, found.region) == ("not_found", 3, (3, 14))
+    assert "does not contain the line 'completely_other_thing()'" in found.reason
+
+
+def test_a_sketch_ending_without_an_elision_may_not_drop_more_than_it_has() -> None:
+    from editblocks.matching.lazy import SketchRefusal, merge_sketch
+
+    found = merge_sketch(MODULE, _t([KEEP, "def a():", "    x = 10", "    return x"]), "m.py")
+    assert isinstance(found, SketchRefusal) and found.line == 4
+    assert found.reason.startswith(
+        "the sketch ends with 'return x' without an elision comment after it, so it ends at the file's end, "
+        "and the file's last 6 lines after it would be deleted"
+    )
+
+
+def test_a_new_line_after_a_runs_last_file_line_goes_right_after_it() -> None:
+    from editblocks.matching.lazy import SketchMerge, merge_sketch
+    from editblocks.models import SketchPart
+
+    found = merge_sketch(MODULE, _t([KEEP, "def b():", "    y = 2", "    return y", '    print("done")', KEEP]), "m.py")
+    assert isinstance(found, SketchMerge) and found.mode == "merge" and found.line == 7
+    assert found.text == MODULE.replace("    return y\n", '    return y\n    print("done")\n')
+    assert found.parts == (
+        SketchPart("elision", 1, 1, 1, 6, False, ("import os", "", "    return x", "")),
+        SketchPart("run", 2, 5, 7, 9, True, ("def b():", "    y = 2", "    return y")),
+        SketchPart("elision", 6, 6, 10, 13, False, ("", "def c():", "    z = 3", "    return z")),
+    )
+
+
+def test_an_elision_comment_the_file_has_is_refused_when_its_two_readings_differ() -> None:
+    from editblocks.matching.lazy import SketchRefusal, merge_sketch
+
+    text = _t(["def a():", "    x = 1", "    # ... existing code ...", "    z = 0", "    y = 2"])
+    found = merge_sketch(text, _t(["def a():", "    x = 10", "    # ... existing code ...", "    y = 2"]), "m.py")
+    assert isinstance(found, SketchRefusal) and found.line == 3
+    assert "the file has that very line" in found.reason
+
+
+def test_sketch_parts_out_of_the_files_order_are_refused() -> None:
+    from editblocks.matching.lazy import SketchRefusal, merge_sketch
+
+    sketch = [KEEP, "def c():", "    z = 30", "    return z", KEEP, "def a():", "    x = 1", KEEP]
+    found = merge_sketch(MODULE, _t(sketch), "m.py")
+    assert found == SketchRefusal(
+        "the sketch's lines 6-7 ('def a():' / 'x = 1') is out of order: the file has its lines only at lines 3 and 4, "
+        "before line 14, where the sketch's earlier lines were placed. Keep the sketch's parts in the file's order",
+        6,
+        (3, 4),
+    )
