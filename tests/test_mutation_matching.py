@@ -1346,3 +1346,15 @@ def test_sketch_parts_out_of_the_files_order_are_refused() -> None:
         6,
         (3, 4),
     )
+
+
+def test_a_definition_name_the_file_lacks_keeps_the_similarity_failure() -> None:
+    search = ["def nope(alpha, beta):", *LONG_BODY[1:6], "    w = alpha - beta", *LONG_BODY[6:]]
+    replace = ["def nope(alpha, beta):", *LONG_BODY[1:6], "    w = 0", *LONG_BODY[6:]]
+    found = locate(_t(LONG_BODY), _t(search), _t(replace), level="ast", language="python")
+    assert isinstance(found, MatchFailure) and found.kind == "not_found"
+    assert found.reason == (
+        "the closest region (line 1, 98% similar) does not contain the line 'w = alpha - beta' that the edit "
+        "changes; copy it exactly from the file (the syntax step did not place it: the file has no function or "
+        "method named `nope`)"
+    )
