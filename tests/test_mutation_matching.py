@@ -1358,3 +1358,51 @@ def test_a_definition_name_the_file_lacks_keeps_the_similarity_failure() -> None
         "changes; copy it exactly from the file (the syntax step did not place it: the file has no function or "
         "method named `nope`)"
     )
+
+
+def test_a_two_line_region_across_two_methods_is_placed_in_their_class() -> None:
+    found = locate(KLASS, "        return firstt\n    def b(self):\n", "x\n", language="python")
+    assert isinstance(found, MatchFailure) and (found.scope, found.region) == ("K", (4, 5))
+
+
+def test_a_first_line_that_is_the_files_last_line_is_not_said_to_be_nowhere() -> None:
+    search = "        return second\nnothing like it at all here\nand more unrelated text lines\n"
+    assert locate(KLASS, search, "x\n") == MatchFailure("SEARCH text not found in file", "not_found")
+
+
+def test_a_run_placed_by_its_third_line() -> None:
+    from editblocks.matching.lazy import SketchMerge, merge_sketch
+
+    text = _t(
+        [
+            "def a():",
+            "    x = 1",
+            "    y = 2",
+            "    unrelated_call_here()",
+            "",
+            "def b():",
+            "    x = 1",
+            "    y = 2",
+            "    w = 4",
+        ]
+    )
+    found = merge_sketch(text, _t([KEEP, "    x = 1", "    y = 2", "    w = 4", '    print("v")']), "m.py")
+    assert isinstance(found, SketchMerge) and found.text == text + '    print("v")\n'
+
+
+def test_a_run_found_whole_in_two_places_is_refused() -> None:
+    from editblocks.matching.lazy import SketchRefusal, merge_sketch
+
+    found = merge_sketch(_t(["def a():", "    pass", "", "def b():", "    pass"]), _t([KEEP, "    pass", KEEP]), "m.py")
+    assert isinstance(found, SketchRefusal) and found.line == 2 and found.candidates == (2, 5)
+    assert "could go in several places of the file" in found.reason
+
+
+def test_a_definition_that_does_not_parse_is_not_replaced() -> None:
+    from editblocks.matching.lazy import SketchRefusal, merge_sketch
+
+    text = _t(["def a():", "    return 1", "", "def b():", "    y = (", "    return y", "", "def c():", "    return 3"])
+    found = merge_sketch(text, _t(["def b():", "    y = 20", "    return y"]), "m.py")
+    assert found == SketchRefusal(
+        "the file's function_definition `b` (line 4) does not parse cleanly, so where it ends is not certain", 1
+    )
