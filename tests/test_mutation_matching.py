@@ -12,6 +12,8 @@ import pytest
 from editblocks.matching import Match, MatchFailure, locate
 from editblocks.matching.merge import merge_line
 
+from .syntax_support import needs_ast
+
 # -- merge: the file's line plus exactly the model's change ------------------------------------------
 
 
@@ -570,6 +572,7 @@ def test_a_block_with_anchors_that_does_not_match_says_which_part_failed(
         assert found.score is not None and found.scope == "def f"
 
 
+@needs_ast
 def test_a_failed_anchor_names_the_definition_from_the_syntax_tree() -> None:
     found = locate(ANCHORED, "    b = 2\n", "    b = 9\n", trailing="    c = 4\n", language="python")
     assert isinstance(found, MatchFailure) and found.kind == "anchor_not_found" and found.scope == "f"
@@ -605,6 +608,7 @@ PARSER = [
 ]
 
 
+@needs_ast
 @pytest.mark.parametrize(
     "index, last, language, scope",
     [
@@ -772,6 +776,7 @@ STALE = [
 LOADER_AFTER = LOADER.split("def load")[0] + "def load(path, mode):\n    handle = open(path, mode)\n"
 
 
+@needs_ast
 @pytest.mark.parametrize(
     "replace, body",
     [
@@ -803,6 +808,7 @@ def test_a_stale_copy_of_a_definition_is_placed_by_its_name(replace: list[str], 
     assert _applied(LOADER, found) == LOADER_AFTER + _t(body) + LOADER[LOADER.index("\ndef save") :]
 
 
+@needs_ast
 def test_a_blank_line_of_the_stale_copy_replaced_by_a_statement() -> None:
     search = STALE[:3] + [""] + STALE[3:]
     found = locate(LOADER, _t(search), _t(STALE[:3] + ["    x = 1"] + STALE[3:]), level="ast", language="python")
@@ -815,6 +821,7 @@ def test_a_blank_line_of_the_stale_copy_replaced_by_a_statement() -> None:
     )
 
 
+@needs_ast
 @pytest.mark.parametrize(
     "search, replace",
     [
@@ -856,6 +863,7 @@ def test_the_syntax_step_says_why_it_could_not_place_a_block(language: str | Non
     assert (found.line, found.region, found.scope) == (3, (3, 7), "def load")
 
 
+@needs_ast
 def test_a_definition_the_file_does_not_have_is_diagnosed_from_the_syntax_tree() -> None:
     found = locate(
         LOADER, "def nope(x):\n    return x\n", "def nope(x):\n    return 2\n", level="ast", language="python"
@@ -870,6 +878,7 @@ def test_a_definition_the_file_does_not_have_is_diagnosed_from_the_syntax_tree()
     assert found.scope == "load"
 
 
+@needs_ast
 def test_a_stale_definition_through_the_api(tmp_path: Path) -> None:
     from editblocks import EditStatus, apply_edits
 
@@ -1074,6 +1083,7 @@ def test_elision_comments_in_a_document_count_outside_fenced_examples_only() -> 
     assert sketch_elisions(lines, "README.md") == ([False, False, False, False, True], {})
 
 
+@needs_ast
 def test_an_elision_inside_a_string_is_uncertain_and_refused() -> None:
     from editblocks.matching.lazy import SketchRefusal, merge_sketch, sketch_elisions
 
@@ -1171,6 +1181,7 @@ RUN_STALE = [line.replace("compute", "calc") for line in RUN_BODY]
 RUN_STALE[4] = "    completely_other_thing()"
 
 
+@needs_ast
 def test_a_line_changed_one_for_one_beside_a_line_the_file_lacks_is_carried() -> None:
     replace = list(RUN_STALE)
     replace[5] = replace[5].replace("limit)", "limit, 1)")
@@ -1179,6 +1190,7 @@ def test_a_line_changed_one_for_one_beside_a_line_the_file_lacks_is_carried() ->
     assert _applied(RUN_FILE, found) == RUN_FILE.replace("compute(items, 4, limit)", "compute(items, 4, limit, 1)")
 
 
+@needs_ast
 def test_a_new_line_beside_a_line_the_file_lacks_has_no_certain_place() -> None:
     replace = list(RUN_STALE)
     replace.insert(5, "    new_line()")
@@ -1187,6 +1199,7 @@ def test_a_new_line_beside_a_line_the_file_lacks_has_no_certain_place() -> None:
     assert "where to put 'new_line()' is uncertain" in found.reason
 
 
+@needs_ast
 def test_a_change_to_a_line_the_definition_lacks_is_refused_with_the_definition() -> None:
     replace = list(RUN_STALE)
     replace[4:6] = ["    a = 1", "    b = 2"]
@@ -1211,6 +1224,7 @@ def test_the_syntax_step_keeps_the_text_strategies_own_failure_and_adds_why() ->
     assert found.reason.endswith("(the syntax step did not place it: no syntax support for cobol)")
 
 
+@needs_ast
 def test_a_long_definition_without_the_changed_line_quotes_both_cut() -> None:
     from editblocks.quoting import quote
 
@@ -1221,6 +1235,7 @@ def test_a_long_definition_without_the_changed_line_quotes_both_cut() -> None:
     assert found.region == (1, 26) and found.region_text == _t(LONG_BODY[:20])
 
 
+@needs_ast
 def test_empty_old_lines_before_a_trailing_anchor_are_diagnosed_as_old_lines() -> None:
     found = locate(ANCHORED, "", "x\n", trailing="    c = 4\n")
     assert isinstance(found, MatchFailure) and found.kind == "not_found"
@@ -1250,6 +1265,7 @@ KLASS = _t(
 )
 
 
+@needs_ast
 def test_a_closest_region_across_two_methods_is_placed_in_their_class() -> None:
     found = locate(KLASS, "        return firstt\n    def b(self):\n        second = 2\n", "x\n", language="python")
     assert isinstance(found, MatchFailure) and (found.kind, found.scope, found.region) == ("not_found", "K", (4, 6))
@@ -1294,6 +1310,7 @@ def test_an_ambiguous_place_says_where_and_how(text: str, search: str, level: st
     assert found.line == found.candidates[0]
 
 
+@needs_ast
 def test_removing_a_line_the_definition_lacks_is_refused() -> None:
     replace = [line for i, line in enumerate(RUN_STALE) if i != 4]
     found = locate(RUN_FILE, _t(RUN_STALE), _t(replace), level="ast", language="python")
@@ -1348,6 +1365,7 @@ def test_sketch_parts_out_of_the_files_order_are_refused() -> None:
     )
 
 
+@needs_ast
 def test_a_definition_name_the_file_lacks_keeps_the_similarity_failure() -> None:
     search = ["def nope(alpha, beta):", *LONG_BODY[1:6], "    w = alpha - beta", *LONG_BODY[6:]]
     replace = ["def nope(alpha, beta):", *LONG_BODY[1:6], "    w = 0", *LONG_BODY[6:]]
@@ -1360,6 +1378,7 @@ def test_a_definition_name_the_file_lacks_keeps_the_similarity_failure() -> None
     )
 
 
+@needs_ast
 def test_a_two_line_region_across_two_methods_is_placed_in_their_class() -> None:
     found = locate(KLASS, "        return firstt\n    def b(self):\n", "x\n", language="python")
     assert isinstance(found, MatchFailure) and (found.scope, found.region) == ("K", (4, 5))
@@ -1398,6 +1417,7 @@ def test_a_run_found_whole_in_two_places_is_refused() -> None:
     assert "could go in several places of the file" in found.reason
 
 
+@needs_ast
 def test_a_definition_that_does_not_parse_is_not_replaced() -> None:
     from editblocks.matching.lazy import SketchRefusal, merge_sketch
 
