@@ -46,6 +46,8 @@ CORE_TESTS = [
     "tests/test_mutation_delta.py",
     "tests/test_mutation_elision.py",
     "tests/test_mutation_placer.py",
+    "tests/test_mutation_workspace.py",
+    "tests/test_mutation_matching.py",
 ]
 
 
