@@ -816,11 +816,12 @@ def test_numbers_the_file_itself_has_are_kept(tmp_path: Path) -> None:
 # -- aider's reading of a trailing empty line ---------------------------------------------------------------------------
 
 
-def test_a_replace_of_one_empty_line_deletes_the_search_lines(tmp_path: Path) -> None:
+def test_a_replace_of_one_empty_line_puts_that_empty_line_in_place_of_the_search_lines(tmp_path: Path) -> None:
+    """The empty line is all REPLACE writes, and the file holds SEARCH: it is read as written."""
     write_tree(tmp_path, {"m.py": NUMBERED})
     res = editblocks.apply_edits(sr("m.py", "b = 2\n", "\n"), tmp_path).results[0]
     assert res.status is EditStatus.APPLIED
-    assert (tmp_path / "m.py").read_text() == "a = 1\nc = 3\n"
+    assert (tmp_path / "m.py").read_text() == "a = 1\n\nc = 3\n"
 
 
 # -- drift, more -------------------------------------------------------------------------------------------------------
