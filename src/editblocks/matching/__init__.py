@@ -23,7 +23,6 @@ from editblocks.matching import diagnosis, syntactic
 from editblocks.matching.delta import DeltaError, apply_delta
 from editblocks.matching.fuzzy import (
     CHANGED_LINE_SIMILARITY,
-    LENGTH_SLACK,
     line_similarity,
     map_lines,
     ranked_regions,
@@ -56,9 +55,8 @@ FUZZY_MARGIN = 0.10
 SEARCH_ELSEWHERE = 0.85
 """Least similarity to SEARCH of a region apart from the REPLACE text that makes an "already
 applied" claim uncertain (when it is also at least as like SEARCH as the REPLACE text's place)."""
-APPLIED_PLACE_SIMILARITY = 0.5
-"""Least similarity of SEARCH to the place of the REPLACE text (its best part) for an edit to be
-called already applied: below it, nothing shows the edit put the REPLACE text there."""
+SEARCH_ELSEWHERE_SHORT = 0.75
+"""The same for a SEARCH of one or two lines, where one misremembered word weighs more."""
 
 __all__ = [
     "FUZZY_MARGIN",
@@ -294,17 +292,6 @@ def _made_elsewhere(text: str, replace: str, found: Match) -> MatchFailure | Non
     )
 
 
-def _own_score(view: FileView, search: list[str], first: int, end: int) -> float:
-    """How like SEARCH the lines ``first:end`` are: the best of their parts about SEARCH's length
-    (an edit that added lines leaves SEARCH's counterpart among them)."""
-    m = max(len(search), 1)
-    best = region_score(view, search, first, end - first)
-    for length in range(max(1, m - LENGTH_SLACK), m + LENGTH_SLACK + 1):
-        for start in range(first, min(end - length, first + 400) + 1):
-            best = max(best, region_score(view, search, start, length))
-    return best
-
-
 def _removed_text(view: FileView, index: int) -> str:
     return view.lines[index].strip()
 
@@ -405,7 +392,8 @@ def searched_elsewhere(view: FileView, search: list[str], applied: Match) -> Mat
             # SEARCH than the REPLACE text's own place (a near twin of the edited code, or the
             # code a misremembered SEARCH stands for).
             # At least as like SEARCH as that place, in a tie too (the edit could be meant for either).
-            if region.score < SEARCH_ELSEWHERE or region.score < own:
+            least = SEARCH_ELSEWHERE if meaningful >= 3 else SEARCH_ELSEWHERE_SHORT
+            if region.score < least or region.score < own:
                 continue
         elif region.score < threshold or region.score <= own:
             # Overlapping it: only more like SEARCH than that place (lines the edit removes,
@@ -423,17 +411,6 @@ def searched_elsewhere(view: FileView, search: list[str], applied: Match) -> Mat
             region=(line, line + region.length - 1),
             region_text="".join(x + "\n" for x in shown),
             score=region.score,
-        )
-    best_part = _own_score(view, search, first, end) if own < APPLIED_PLACE_SIMILARITY else own
-    if best_part < APPLIED_PLACE_SIMILARITY:
-        return MatchFailure(
-            f"the REPLACE text is in the file (line {applied.line}), but SEARCH is unlike what stands there "
-            f"({percent(best_part)}), so whether this edit put it there is not certain: it may have been there before. "
-            "If the edit is made, leave this block out; otherwise copy the current lines exactly into SEARCH",
-            "ambiguous",
-            applied.line,
-            candidates=[applied.line],
-            score=best_part,
         )
     return None
 
