@@ -44,10 +44,6 @@ PAIR_SIMILARITY = 50
 """Least similarity (percent) for a changed search line to be paired with a file line."""
 
 
-MISSING_PROBE_CHARS = 12
-"""A SEARCH line this long that is nowhere in the file verbatim is looked for by similarity."""
-
-
 def _index(view: FileView, wanted: set[str]) -> dict[str, list[int]]:
     """Where each of the ``wanted`` stripped lines occurs in the file (0-based line indexes)."""
     known = view.positions()
@@ -82,17 +78,11 @@ def _starts(view: FileView, search: list[str]) -> tuple[list[int], bool]:
         weight = min(len(s), 40) / 40 / len(hits) ** 0.5
         for j in hits:
             votes[j - i] += weight
-    missing = [i for i, s in enumerate(stripped) if len(s) >= MISSING_PROBE_CHARS and s not in index]
-    if view.lines and (not votes or missing):
+    if not votes and view.lines:
         # No line survived verbatim: look for the longest lines by similarity instead. This
-        # finds the closest places for a diagnosis, never a complete set of candidates. Where
-        # only some lines are missing (misremembered), their closest places are looked for too,
-        # so that the place they stand for is scored even among many votes of common lines.
-        if not votes:
-            complete = False
-            longest = sorted((i for i, s in enumerate(stripped) if s), key=lambda i: -len(stripped[i]))[:3]
-        else:
-            longest = sorted(missing, key=lambda i: -len(stripped[i]))[:2]
+        # finds the closest places for a diagnosis, never a complete set of candidates.
+        complete = False
+        longest = sorted((i for i, s in enumerate(stripped) if s), key=lambda i: -len(stripped[i]))[:3]
         for i in longest:
             probe = stripped[i][:MAX_PROBE_CHARS]
             for _, score, j in _process().extract(
