@@ -292,10 +292,6 @@ def _made_elsewhere(text: str, replace: str, found: Match) -> MatchFailure | Non
     )
 
 
-def _removed_text(view: FileView, index: int) -> str:
-    return view.lines[index].strip()
-
-
 def _removed_beside(view: FileView, search: list[str], first: int, end: int) -> int | None:
     """The file line right after (or before) the REPLACE text at ``first:end`` when it stands for a
     SEARCH line the edit removes after its last kept line (or before its first) better than any
@@ -374,7 +370,7 @@ def searched_elsewhere(view: FileView, search: list[str], applied: Match) -> Mat
     if beside is not None:
         return MatchFailure(
             f"the REPLACE text is in the file (line {applied.line}), so the edit looks applied already, but line "
-            f"{beside + 1} beside it is like a line the edit removes, {quote(_removed_text(view, beside), 60)}; whether "
+            f"{beside + 1} beside it is like a line the edit removes, {quote(view.lines[beside].strip(), 60)}; whether "
             "it was made is not certain. Copy the current lines exactly into SEARCH",
             "ambiguous",
             beside + 1,

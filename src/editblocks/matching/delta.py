@@ -45,12 +45,14 @@ class Reindenter:
             lw, ew = file_style.level(w_ind)
             self.shift[i] = lw - ls
         self._known = sorted(self.shift)
-        self.mixed = not self.identical and not self.uniform(search, window, mapping)
+        self._mixed: bool | None = None
         """SEARCH's lines are shifted from the file's by different amounts (some copied with
         their indentation lost or changed): a new line placed by one of them is uncertain,
-        unless REPLACE shows it is written in SEARCH's indentation (:attr:`search_frame`)."""
+        unless REPLACE shows it is written in SEARCH's indentation (:attr:`search_frame`).
+        Worked out when a line is first re-indented."""
         self.search_frame = False
-        """REPLACE repeats, as SEARCH has it, a SEARCH line indented unlike its file line."""
+        """REPLACE repeats, as SEARCH has it, a SEARCH line indented unlike its file line (set by
+        :func:`apply_delta`, which compares the two)."""
 
     def uniform(self, search: Sequence[str], window: Sequence[str], mapping: Sequence[int | None]) -> bool:
         """True when every matched line is shifted by the same number of levels, keeping its
@@ -95,7 +97,9 @@ class Reindenter:
         s_ind, w_ind, r_ind = indent_of(search[ref]), indent_of(window[w]), indent_of(line)
         if r_ind == s_ind:
             return w_ind + body
-        if self.mixed and not self.search_frame and s_ind != w_ind:
+        if self._mixed is None:
+            self._mixed = not self.uniform(search, window, mapping)
+        if self._mixed and not self.search_frame and s_ind != w_ind:
             if line == window[w]:
                 return line  # the file's own line, as the file has it
             # REPLACE's line may be written in the file's indentation or in SEARCH's (then
@@ -199,14 +203,15 @@ def _check_frame(
     replace: Sequence[str],
     window: Sequence[str],
     mapping: Sequence[int | None],
+    search_frame: bool,
 ) -> None:
     """SEARCH is indented unlike the file; refuse when REPLACE begins indented otherwise than
     SEARCH (at the file's indentation, or at another) and repeats none of SEARCH's shifted lines
     as they are. Then REPLACE may be written in the file's indentation (shifting it like SEARCH
     would indent it twice) or in SEARCH's with a change of indentation meant: which one is not
     certain. A REPLACE that repeats a shifted SEARCH line as it is shows SEARCH's indentation,
-    and is shifted with it."""
-    if _shows_search_frame(ops, search, window, mapping):
+    and is shifted with it (``search_frame``, see :func:`_shows_search_frame`)."""
+    if search_frame:
         return
     pair = next(((line, window[w]) for line, w in zip(search, mapping) if line.strip() and w is not None), None)
     new = next((line for line in replace if line.strip()), None)
@@ -247,8 +252,8 @@ def apply_delta(
         None, [x.rstrip() for x in search], [x.rstrip() for x in replace], autojunk=False
     ).get_opcodes()
     if not reindent.identical:
-        _check_frame(ops, search, replace, window, mapping)
         reindent.search_frame = _shows_search_frame(ops, search, window, mapping)
+        _check_frame(ops, search, replace, window, mapping, reindent.search_frame)
     merged = _merges(ops, search, replace, window, mapping)
     mapped = [k for k, w in enumerate(mapping) if w is not None and search[k].strip()]
     first_mapped, last_mapped = (mapped[0], mapped[-1]) if mapped else (0, len(search))

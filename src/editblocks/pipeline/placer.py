@@ -677,7 +677,12 @@ def _aider_read(old: str, new: str, text: str | FileLines) -> tuple[str, str] | 
 
 
 def _holds_lines(text: str | FileLines, part: str) -> bool:
-    """Whether ``text`` holds ``part`` (whole lines ending with a newline) starting at a line start."""
+    """Whether ``text`` holds ``part`` (whole lines ending with a newline) starting at a line start
+    (through the index when the text is whole lines)."""
+    if not part:
+        return True
+    if not isinstance(text, str) and text.indexable:
+        return bool(text.find(part[:-1].split("\n")))
     whole = text if isinstance(text, str) else text.text
     return whole.startswith(part) or ("\n" + part) in whole
 
@@ -759,7 +764,7 @@ def _holds(text: str | FileLines, part: str) -> bool:
     """Whether ``part`` occurs in ``text`` (through the index when it is whole lines found there)."""
     if isinstance(text, str):
         return part in text
-    if part.endswith("\n") and text.indexable and text.find(part[:-1].split("\n")):
+    if part.endswith("\n") and _holds_lines(text, part):
         return True
     return part in text.text
 
