@@ -419,3 +419,139 @@ def test_a_search_line_that_lost_its_indentation_never_indents_the_change_twice(
         else:
             assert status is EditStatus.FAILED and after == text
     assert EditStatus.FAILED in outcomes
+
+
+# -- "already applied" against near twins: a SEARCH line misremembered or cut short ---------------
+
+
+def _stdlib(module: str) -> str:
+    import os
+
+    return Path(os.path.dirname(os.__file__), module).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("module", ["calendar.py", "textwrap.py", "email/_header_value_parser.py"])
+def test_a_search_cut_short_to_a_keyword_does_not_make_a_twin_already_applied(tmp_path: Path, module: str) -> None:
+    """SEARCH ``def`` (or ``class``) is a piece of every such line: the REPLACE line standing in
+    the file says nothing of which line the edit was meant for, shortest twin or longest."""
+    text = _stdlib(module)
+    outcomes = []
+    for keyword in ("def", "class"):
+        heads = [x for x in text.splitlines() if x.lstrip().startswith(keyword + " ") and text.count(x + "\n") == 1]
+        by_indent: dict[str, list[str]] = {}
+        for x in heads:
+            by_indent.setdefault(x[: len(x) - len(x.lstrip())], []).append(x)
+        for indent, same in by_indent.items():
+            if len(same) < 2:
+                continue
+            for replace in (min(same, key=len), max(same, key=len)):
+                (tmp_path / "m.py").write_text(text, encoding="utf-8")
+                block = sr("m.py", f"{indent}{keyword}\n", replace + "\n")
+                (res,) = editblocks.apply_edits(block, tmp_path, journal=False).results
+                outcomes.append(res.status)
+                assert res.status is EditStatus.FAILED, (replace, res.status)
+                assert (tmp_path / "m.py").read_text(encoding="utf-8") == text
+    assert outcomes
+
+
+def _twins(text: str) -> list[tuple[int, int]]:
+    """Pairs of unique two-line spans of ``text`` sharing their first line (a ``\"\"\"`` or an
+    ``else:`` before different lines)."""
+    lines = text.splitlines(keepends=True)
+    firsts: dict[str, list[int]] = {}
+    for i in range(len(lines) - 1):
+        span = lines[i] + lines[i + 1]
+        if lines[i].strip() and len(lines[i + 1].split()) >= 2 and text.count(span) == 1:
+            firsts.setdefault(lines[i], []).append(i)
+    return [(a, b) for same in firsts.values() if len(same) >= 2 for a, b in zip(same, same[1:], strict=False)]
+
+
+@pytest.mark.parametrize("module", ["calendar.py", "configparser.py"])
+def test_a_misremembered_line_beside_a_common_one_does_not_make_a_twin_already_applied(
+    tmp_path: Path, module: str
+) -> None:
+    """Two-line SEARCH: a common line (which finds no region by itself) and a line with its first
+    word misspelt, for which REPLACE is the twin span's second line. The edit was never made."""
+    text = _stdlib(module)
+    lines = text.splitlines(keepends=True)
+    pairs = [(a, b) for a, b in _twins(text) if lines[a + 1].strip() != lines[b + 1].strip()][:40]
+    assert pairs
+    for a, b in pairs:
+        head, *rest = lines[a + 1].lstrip().split(" ")
+        indent = lines[a + 1][: len(lines[a + 1]) - len(lines[a + 1].lstrip())]
+        search = lines[a] + indent + " ".join([head + "s", *rest])
+        (tmp_path / "m.py").write_text(text, encoding="utf-8")
+        (res,) = editblocks.apply_edits(sr("m.py", search, lines[b] + lines[b + 1]), tmp_path, journal=False).results
+        after = (tmp_path / "m.py").read_text(encoding="utf-8")
+        assert res.status is not EditStatus.ALREADY_APPLIED, (search, lines[b + 1])
+        if res.status is EditStatus.APPLIED:
+            assert after == "".join(lines[:a] + [lines[b], lines[b + 1]] + lines[a + 2 :])
+        else:
+            assert after == text
+
+
+def test_a_comment_missing_a_word_does_not_make_another_line_already_applied(tmp_path: Path) -> None:
+    text = _stdlib("textwrap.py")
+    lines = text.splitlines(keepends=True)
+    # Short comments, so that the line missing its longest word is far from it by similarity.
+    comments = [i for i, x in enumerate(lines) if x.strip().startswith("# ") and 4 <= len(x.split()) <= 5]
+    comments = [i for i in comments if text.count(lines[i]) == 1][:20]
+    assert comments
+    for i in comments:
+        words = lines[i].rstrip("\n").split(" ")
+        inner = [k for k, w in enumerate(words) if w][1:-1]  # neither the "#" nor the last word
+        middle = max(inner, key=lambda k: len(words[k]))
+        search = " ".join(words[:middle] + words[middle + 1 :]) + "\n"
+        replace = next(x for x in lines[i + 4 :] + lines[:i] if x.strip() and text.count(x) == 1)
+        (tmp_path / "m.py").write_text(text, encoding="utf-8")
+        (res,) = editblocks.apply_edits(sr("m.py", search, replace), tmp_path, journal=False).results
+        assert res.status is EditStatus.FAILED, (search, replace)
+        assert (tmp_path / "m.py").read_text(encoding="utf-8") == text
+
+
+def test_a_misremembered_line_indented_as_its_twin_is_not_already_applied(tmp_path: Path) -> None:
+    # `returns` is about as like `return s` (REPLACE, at line 3) as `return` (line 7); indented as
+    # line 7 is, the edit was meant there.
+    text = (
+        "def name(s):\n    if s:\n        return s\n    return ''\n\n\n"
+        "def close(self):\n    if self.closed:\n            return\n    self.release()\n"
+    )
+    (tmp_path / "m.py").write_text(text)
+    (res,) = editblocks.apply_edits(sr("m.py", "            returns\n", "        return s\n"), tmp_path).results
+    assert res.status is EditStatus.FAILED and (tmp_path / "m.py").read_text() == text
+
+
+def test_a_property_cut_short_does_not_make_its_twin_already_applied(tmp_path: Path) -> None:
+    text = (
+        "class Address:\n    @property\n    def ip(self):\n        for x in self:\n            return x.ip\n\n"
+        "    @property\n    def route(self):\n        for x in self:\n            return x.route\n"
+    )
+    (tmp_path / "m.py").write_text(text)
+    search = "    @property\n    def\n        for x in self:\n"
+    block = sr("m.py", search, "    @property\n    def route(self):\n        for x in self:\n")
+    (res,) = editblocks.apply_edits(block, tmp_path).results
+    assert res.status is EditStatus.FAILED and (tmp_path / "m.py").read_text() == text
+
+
+@pytest.mark.parametrize(
+    ("search", "replace"),
+    [
+        ("    wrapping behaviour.\n", "    wrapping behaviour.  # changed\n"),  # its end stands elsewhere
+        ("    raise Error('starting at',\n", "    raise Error('starting new_at',\n"),  # its start does
+    ],
+)
+def test_an_edit_made_is_already_applied_though_its_search_is_a_piece_of_another_line(
+    tmp_path: Path, search: str, replace: str
+) -> None:
+    text = (
+        "def wrap(text):\n    '''Wrap text, with the\n    wrapping behaviour.\n    '''\n    if not text:\n"
+        "        raise Error('starting at', text, 0)\n    raise Error('starting at',\n                text)\n\n\n"
+        "def fill(text):\n    '''See wrap() for the available keyword args to customize wrapping behaviour.\n    '''\n"
+    )
+    (tmp_path / "m.py").write_text(text)
+    block = EditBlock("m.py", search, replace)
+    assert editblocks.apply_edits([block], tmp_path).results[0].status is EditStatus.APPLIED
+    made = (tmp_path / "m.py").read_text()
+    again = editblocks.apply_edits([block], tmp_path).results[0]
+    assert again.status is EditStatus.ALREADY_APPLIED, again.reason
+    assert (tmp_path / "m.py").read_text() == made

@@ -15,9 +15,11 @@ Texts are LF-normalised and made of whole lines (every line ends with ``"\\n"``)
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import replace as _replace
 from difflib import SequenceMatcher
+from functools import cache
 
 from editblocks.matching import diagnosis, syntactic
 from editblocks.matching.delta import DeltaError, apply_delta
@@ -27,7 +29,9 @@ from editblocks.matching.fuzzy import (
     map_lines,
     ranked_regions,
     region_score,
+    similar_lines,
     similar_regions,
+    text_similarity,
 )
 from editblocks.matching.narrowing import HINT_WINDOW, Narrowing
 from editblocks.matching.result import Match, MatchFailure
@@ -57,6 +61,11 @@ SEARCH_ELSEWHERE = 0.85
 applied" claim uncertain (when it is also at least as like SEARCH as the REPLACE text's place)."""
 SEARCH_ELSEWHERE_SHORT = 0.75
 """The same for a SEARCH of one or two lines, where one misremembered word weighs more."""
+STANDS_ELSEWHERE_LINES = 8
+"""How many of the SEARCH lines an edit removes are looked for elsewhere when it looks applied."""
+INDENTED_TIE = 0.05
+"""How much less like SEARCH (its lines stripped) a region apart from the REPLACE text may be and
+still contradict an "already applied" claim, when it is as like SEARCH with indentation."""
 
 __all__ = [
     "FUZZY_MARGIN",
@@ -338,17 +347,95 @@ def _stands_for(model: str, line: str, instead: list[str]) -> bool:
 _WORD = re.compile(r"\w")
 
 
-def _likeness(model: str, line: str) -> float:
-    """How like the file's line the model's is: its similarity, or 1 for a piece of it cut at a
-    word's edge (the model's copy cut short)."""
+def _cut_side(model: str, line: str) -> str | None:
+    """How the model's line is the file's ``line`` cut short: a piece of its "start" or "end" cut
+    at a word's edge, or its "words" with some left out; None when it is not."""
     n = len(model)
     if 0 < n < len(line):
         k = len(line) - n
         if line.startswith(model) and not (_WORD.match(line[n - 1]) and _WORD.match(line[n])):
-            return 1.0
+            return "start"
         if line.endswith(model) and not (_WORD.match(line[k - 1]) and _WORD.match(line[k])):
-            return 1.0
-    return line_similarity(model, line)
+            return "end"
+        words, theirs = model.split(), iter(line.split())
+        if _WORD.search(model) and all(w in theirs for w in words):
+            return "words"
+    return None
+
+
+def _likeness(model: str, line: str) -> float:
+    """How like the file's line the model's is: its similarity, or 1 for a piece of it cut at a
+    word's edge (the model's copy cut short)."""
+    return 1.0 if _cut_side(model, line) in ("start", "end") else line_similarity(model, line)
+
+
+def _stands_elsewhere(view: FileView, search: list[str], first: int, end: int) -> int | None:
+    """A file line apart from the REPLACE text at ``first:end`` that a SEARCH line the edit removes
+    stands for at least as well as for any line there, the other SEARCH lines standing around it
+    as well as there: misremembered (``ifs withyear:`` for ``if withyear:``) or cut short (``def``
+    of every ``def`` line: cut at the same end, a tie whatever the likeness). The first few lines
+    the edit removes are looked at. None when there is none."""
+    own = [x for x in view.stripped[first:end] if x]
+    if not own:
+        return None
+    kept = set(own)
+    models = [x.strip() for x in search]
+    short = sum(1 for m in models if m) <= 2
+
+    @cache
+    def best(j: int) -> tuple[float, str | None]:
+        m = models[j]
+        return (1.0, None) if m in kept else max((_piece_score(m, x), _cut_side(m, x)) for x in own)
+
+    removed = [i for i, m in enumerate(models) if m and m not in kept][:STANDS_ELSEWHERE_LINES]
+    for i in removed:
+        model = models[i]
+        like, side = best(i)
+        # Lines holding its longest word (a piece of them, or them with a word left out); for a
+        # short SEARCH also the lines most like it (a longer one is placed by its other lines).
+        found = _holding(view, max(model.split(), key=len))
+        if short:
+            found += similar_lines(view, model, CHANGED_LINE_SIMILARITY, len(own) + 3)
+        for k in dict.fromkeys(found):
+            start = k - i
+            if first - len(models) < start < end or start < 0 or start + len(models) > len(view.lines):
+                continue  # overlapping the REPLACE text, or off the file's edge
+            line = view.stripped[k]
+            score, there = _piece_score(model, line), _cut_side(model, line)
+            if not (score >= like and (there or score >= SEARCH_ELSEWHERE_SHORT)) and not (there and there == side):
+                continue
+            if all(
+                _piece_score(m, view.stripped[start + j]) >= best(j)[0] for j, m in enumerate(models) if m and j != i
+            ):
+                return k
+    return None
+
+
+def _piece_score(model: str, line: str) -> float:
+    """How like the file's line the model's is, for telling which line it stands for: 1 when it
+    is the line, its similarity halfway to 1 when it is the line cut short."""
+    if model == line:
+        return 1.0
+    similar = line_similarity(model, line)
+    return (1 + similar) / 2 if _cut_side(model, line) else similar
+
+
+def _holding(view: FileView, piece: str, limit: int = 100) -> list[int]:
+    """Indexes of (at most ``limit``) file lines that hold ``piece``."""
+    found: list[int] = []
+    at = view.text.find(piece)
+    while at != -1 and len(found) < limit:
+        k = bisect_right(view.offsets, at) - 1
+        found.append(k)
+        at = view.text.find(piece, view.offsets[k + 1] if k + 1 < len(view.offsets) else len(view.text))
+    return found
+
+
+def _indented_as(view: FileView, search: list[str], start: int, length: int) -> float:
+    """The similarity of SEARCH to file lines ``start:start+length`` with their indentation."""
+    return text_similarity(
+        "\n".join(x.rstrip() for x in search), "\n".join(x.rstrip() for x in view.lines[start : start + length])
+    )
 
 
 def searched_elsewhere(view: FileView, search: list[str], applied: Match) -> MatchFailure | None:
@@ -368,16 +455,7 @@ def searched_elsewhere(view: FileView, search: list[str], applied: Match) -> Mat
     own = region_score(view, search, first, end - first)
     beside = _removed_beside(view, search, first, end)
     if beside is not None:
-        return MatchFailure(
-            f"the REPLACE text is in the file (line {applied.line}), so the edit looks applied already, but line "
-            f"{beside + 1} beside it is like a line the edit removes, {quote(view.lines[beside].strip(), 60)}; whether "
-            "it was made is not certain. Copy the current lines exactly into SEARCH",
-            "ambiguous",
-            beside + 1,
-            candidates=sorted({applied.line, beside + 1}),
-            region=(beside + 1, beside + 1),
-            region_text=view.lines[beside] + "\n",
-        )
+        return _line_against(view, applied, beside, "beside it is like a line the edit removes")
     for region in ranked_regions(view, search, limit=3)[0]:
         if region.score is None:
             continue
@@ -388,8 +466,13 @@ def searched_elsewhere(view: FileView, search: list[str], applied: Match) -> Mat
             # SEARCH than the REPLACE text's own place (a near twin of the edited code, or the
             # code a misremembered SEARCH stands for).
             # At least as like SEARCH as that place, in a tie too (the edit could be meant for either).
+            # Near a tie, indentation tells: the place indented as SEARCH is is at least as likely.
             least = SEARCH_ELSEWHERE if meaningful >= 3 else SEARCH_ELSEWHERE_SHORT
-            if region.score < least or region.score < own:
+            if region.score < least or region.score < own - INDENTED_TIE:
+                continue
+            if region.score < own and _indented_as(view, search, region.start, region.length) < _indented_as(
+                view, search, first, end - first
+            ):
                 continue
         elif region.score < threshold or region.score <= own:
             # Overlapping it: only more like SEARCH than that place (lines the edit removes,
@@ -408,7 +491,22 @@ def searched_elsewhere(view: FileView, search: list[str], applied: Match) -> Mat
             region_text="".join(x + "\n" for x in shown),
             score=region.score,
         )
-    return None
+    apart = _stands_elsewhere(view, search, first, end)
+    return None if apart is None else _line_against(view, applied, apart, "is as like a line the edit removes")
+
+
+def _line_against(view: FileView, applied: Match, line: int, where: str) -> MatchFailure:
+    """The "already applied" claim contradicted by file line ``line`` (0-based), which ``where`` says."""
+    return MatchFailure(
+        f"the REPLACE text is in the file (line {applied.line}), so the edit looks applied already, but line "
+        f"{line + 1} {where}, {quote(view.lines[line].strip(), 60)}; whether it was made is not certain. "
+        "Copy the current lines exactly into SEARCH",
+        "ambiguous",
+        line + 1,
+        candidates=sorted({applied.line, line + 1}),
+        region=(line + 1, line + 1),
+        region_text=view.lines[line] + "\n",
+    )
 
 
 def _unsettled(failure: MatchFailure, why: str) -> MatchFailure:

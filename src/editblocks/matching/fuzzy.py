@@ -184,4 +184,25 @@ def map_lines(search: list[str], window: list[str]) -> list[int | None]:
 
 
 def line_similarity(a: str, b: str) -> float:
+    """The similarity (0 to 1) of two lines, stripped."""
     return float(_fuzz().ratio(a.strip(), b.strip())) / 100
+
+
+def similar_lines(view: FileView, line: str, least: float, limit: int) -> list[int]:
+    """Indexes of up to ``limit`` file lines at least ``least`` like ``line`` (stripped), best first."""
+    return [
+        j
+        for _, _, j in _process().extract(
+            line.strip()[:MAX_PROBE_CHARS],
+            view.stripped,
+            scorer=_fuzz().ratio,
+            processor=_head,
+            limit=limit,
+            score_cutoff=least * 100,
+        )
+    ]
+
+
+def text_similarity(a: str, b: str) -> float:
+    """The similarity (0 to 1) of two texts as they are, indentation included."""
+    return float(_fuzz().ratio(a, b)) / 100
