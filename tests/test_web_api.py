@@ -776,6 +776,21 @@ def test_apply_review_refuses_the_options_the_page_would_ignore(
     assert served == []  # no page was started
 
 
+def test_apply_review_starts_with_settings_it_does_not_honour(project: Path, served: list[dict]) -> None:
+    """A setting of the project (``atomic = true``) is a default, not an option given: the page
+    starts, where the same option typed with ``--review`` is refused."""
+    from click.testing import CliRunner
+
+    from editblocks.cli import main
+
+    (project / "reply.md").write_text(REPLY)
+    (project / ".editblocks.toml").write_text("atomic = true\n")
+    args = ["apply", "--review", str(project / "reply.md"), "--root", str(project)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert len(served) == 1
+
+
 def test_review_commands_pass_no_delete_and_their_other_options_to_the_page(project: Path, served: list[dict]) -> None:
     from click.testing import CliRunner
 

@@ -209,7 +209,8 @@ def _refuse_with_review(*names: str) -> None:
     given = [
         max(param.opts, key=len)
         for param in ctx.command.params
-        if param.name in names and ctx.get_parameter_source(param.name) not in (None, ParameterSource.DEFAULT)
+        if param.name in names
+        and ctx.get_parameter_source(param.name) not in (None, ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
     ]
     if given:
         raise UsageError(f"--review cannot be combined with {', '.join(given)}")
