@@ -90,6 +90,17 @@ def expand_replace_elisions(
         out.extend(before)
         out.extend(s_lines[i1 + len(before) : i2 - len(after)])
         out.extend(after)
+    if out == s_lines:
+        # Read so, the block changes nothing, which no model means: in Python a line of only
+        # ``...`` is then the statement (a stub's body); another elision line is not certain.
+        if ellipsis_is_code and all(r_lines[j].strip() in ("...", "\u2026") for j in marks):
+            return replace
+        return MatchFailure(
+            f"REPLACE has the line {quote(r_lines[min(marks)].strip(), 60)}, which stands for left-out lines, and SEARCH "
+            "has no such line; read so, the block changes nothing. Write the lines out in REPLACE, or put the same "
+            "elision line in SEARCH where those lines are",
+            "elision",
+        )
     return "".join(x + "\n" for x in out)
 
 

@@ -1,0 +1,6 @@
+def f(x):
+    ...
+
+
+def g():
+    pass
