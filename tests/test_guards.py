@@ -555,3 +555,48 @@ def test_an_edit_made_is_already_applied_though_its_search_is_a_piece_of_another
     again = editblocks.apply_edits([block], tmp_path).results[0]
     assert again.status is EditStatus.ALREADY_APPLIED, again.reason
     assert (tmp_path / "m.py").read_text() == made
+
+
+_OPTIONS = (
+    "def store(self, parser):\n    for opt in parser.option_list:\n        strings = self.format_option_strings(opt)\n"
+    "        self.option_strings[opt] = strings\n    for group in parser.option_groups:\n"
+    "        for opt in group.option_list:\n            strings = self.format_option_strings(opt)\n"
+    "            self.option_strings[opt] = strings\n"
+)
+
+
+def test_a_line_cut_to_one_word_beside_lines_copied_verbatim_is_not_already_applied(tmp_path: Path) -> None:
+    # SEARCH's first line stands verbatim at line 2; its cut-short `strings` is as much a piece
+    # of the REPLACE text's last line as of line 3: line by line, line 2's place is as like SEARCH.
+    (tmp_path / "m.py").write_text(_OPTIONS)
+    search = "    for opt in parser.option_list:\n        strings\n        self.option_strings[opt] = strings\n"
+    replace = (
+        "    for opt in group.option_list:\n        strings = self.format_option_strings(opt)\n"
+        "        self.option_strings[opt] = strings\n"
+    )
+    (res,) = editblocks.apply_edits(sr("m.py", search, replace), tmp_path).results
+    assert res.status is EditStatus.FAILED and 2 in res.candidates
+    assert (tmp_path / "m.py").read_text() == _OPTIONS
+
+
+@pytest.mark.parametrize(
+    ("text", "search", "replace"),
+    [
+        # `n = 0` is `n = p = 0` with a word left out, and the start of the REPLACE line
+        (
+            "def a():\n    n = 0\n    return n\n\n\ndef b():\n    n = p = 0\n    return n, p\n",
+            "    n = 0\n",
+            "    n = 0  # checked\n",
+        ),
+        # a lone `)` ends many lines: it is no line cut short
+        ("x = f(\n    1,\n)\n\n\ndef g(b):\n    n = len(b)\n    return n\n", ")\n", ")  # checked\n"),
+    ],
+)
+def test_a_comment_appended_is_already_applied_though_its_line_is_a_piece_of_others(
+    tmp_path: Path, text: str, search: str, replace: str
+) -> None:
+    (tmp_path / "m.py").write_text(text)
+    block = EditBlock("m.py", search, replace)
+    assert editblocks.apply_edits([block], tmp_path).results[0].status is EditStatus.APPLIED
+    again = editblocks.apply_edits([block], tmp_path).results[0]
+    assert again.status is EditStatus.ALREADY_APPLIED, again.reason

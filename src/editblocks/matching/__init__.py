@@ -63,6 +63,8 @@ SEARCH_ELSEWHERE_SHORT = 0.75
 """The same for a SEARCH of one or two lines, where one misremembered word weighs more."""
 STANDS_ELSEWHERE_LINES = 8
 """How many of the SEARCH lines an edit removes are looked for elsewhere when it looks applied."""
+STANDS_ELSEWHERE_ANCHORS = 50
+"""How many places of each other SEARCH line found verbatim are looked at around."""
 INDENTED_TIE = 0.05
 """How much less like SEARCH (its lines stripped) a region apart from the REPLACE text may be and
 still contradict an "already applied" claim, when it is as like SEARCH with indentation."""
@@ -345,20 +347,22 @@ def _stands_for(model: str, line: str, instead: list[str]) -> bool:
 
 
 _WORD = re.compile(r"\w")
+_WORDS = re.compile(r"\w+")
 
 
 def _cut_side(model: str, line: str) -> str | None:
     """How the model's line is the file's ``line`` cut short: a piece of its "start" or "end" cut
-    at a word's edge, or its "words" with some left out; None when it is not."""
+    at a word's edge, or its "words" with some left out; None when it is not (nor when the
+    model's line has no word: a lone ``)`` ends half the lines of a file)."""
     n = len(model)
-    if 0 < n < len(line):
+    if 0 < n < len(line) and _WORD.search(model):
         k = len(line) - n
         if line.startswith(model) and not (_WORD.match(line[n - 1]) and _WORD.match(line[n])):
             return "start"
         if line.endswith(model) and not (_WORD.match(line[k - 1]) and _WORD.match(line[k])):
             return "end"
         words, theirs = model.split(), iter(line.split())
-        if _WORD.search(model) and all(w in theirs for w in words):
+        if all(w in theirs for w in words):
             return "words"
     return None
 
@@ -371,16 +375,16 @@ def _likeness(model: str, line: str) -> float:
 
 def _stands_elsewhere(view: FileView, search: list[str], first: int, end: int) -> int | None:
     """A file line apart from the REPLACE text at ``first:end`` that a SEARCH line the edit removes
-    stands for at least as well as for any line there, the other SEARCH lines standing around it
-    as well as there: misremembered (``ifs withyear:`` for ``if withyear:``) or cut short (``def``
-    of every ``def`` line: cut at the same end, a tie whatever the likeness). The first few lines
-    the edit removes are looked at. None when there is none."""
+    stands for at least as well as for any line there, SEARCH's lines scoring at least as well
+    around it, line by line, as at the REPLACE text: misremembered (``ifs withyear:`` for ``if
+    withyear:``) or cut short (``def`` of every ``def`` line; when it is a piece of a line there
+    too, only a line cut the same way counts, as a tie). The first few lines the edit removes
+    are looked at. None when there is none."""
     own = [x for x in view.stripped[first:end] if x]
     if not own:
         return None
     kept = set(own)
     models = [x.strip() for x in search]
-    short = sum(1 for m in models if m) <= 2
 
     @cache
     def best(j: int) -> tuple[float, str | None]:
@@ -388,27 +392,46 @@ def _stands_elsewhere(view: FileView, search: list[str], first: int, end: int) -
         return (1.0, None) if m in kept else max((_piece_score(m, x), _cut_side(m, x)) for x in own)
 
     removed = [i for i, m in enumerate(models) if m and m not in kept][:STANDS_ELSEWHERE_LINES]
+    certain = [(j, set(_WORDS.findall(m))) for j, m in enumerate(models) if m and m in kept]
     for i in removed:
         model = models[i]
         like, side = best(i)
-        # Lines holding its longest word (a piece of them, or them with a word left out); for a
-        # short SEARCH also the lines most like it (a longer one is placed by its other lines).
-        found = _holding(view, max(model.split(), key=len))
-        if short:
-            found += similar_lines(view, model, CHANGED_LINE_SIMILARITY, len(own) + 3)
-        for k in dict.fromkeys(found):
+        for k in _lines_for(view, models, i):
             start = k - i
             if first - len(models) < start < end or start < 0 or start + len(models) > len(view.lines):
                 continue  # overlapping the REPLACE text, or off the file's edge
+            if any(not words <= set(_WORDS.findall(view.stripped[start + j])) for j, words in certain):
+                continue  # a line the edit keeps, certain at the REPLACE text, lacks a word there
             line = view.stripped[k]
             score, there = _piece_score(model, line), _cut_side(model, line)
-            if not (score >= like and (there or score >= SEARCH_ELSEWHERE_SHORT)) and not (there and there == side):
+            if side and there:
+                if there != side:
+                    continue  # cut short both ways, differently: the REPLACE text's line counts
+            elif score < like or (not there and score < SEARCH_ELSEWHERE_SHORT):
                 continue
-            if all(
-                _piece_score(m, view.stripped[start + j]) >= best(j)[0] for j, m in enumerate(models) if m and j != i
-            ):
+            if side and there:
+                score = like  # cut short the same way at both places: a tie
+            there_all = sum(
+                _piece_score(m, view.stripped[start + j]) if j != i else score for j, m in enumerate(models) if m
+            )
+            if there_all >= sum(best(j)[0] for j, m in enumerate(models) if m):
                 return k
     return None
+
+
+def _lines_for(view: FileView, models: list[str], i: int) -> list[int]:
+    """Indexes of the file lines SEARCH line ``i`` might stand for: those holding it or its longest
+    word (it cut short, or missing a word), those SEARCH's other lines found verbatim put in its
+    place, and for a SEARCH of one line those most like it."""
+    found = _holding(view, models[i]) + _holding(view, max(models[i].split(), key=len))
+    positions = view.positions()
+    for j, other in enumerate(models):
+        if other and j != i:
+            at = positions.get(other, []) if positions is not None else view.find("strip", str.strip, [other])
+            found += [k + i - j for k in at[:STANDS_ELSEWHERE_ANCHORS]]
+    if sum(1 for m in models if m) == 1:
+        found += similar_lines(view, models[i], CHANGED_LINE_SIMILARITY, 8)
+    return list(dict.fromkeys(found))
 
 
 def _piece_score(model: str, line: str) -> float:
@@ -420,7 +443,7 @@ def _piece_score(model: str, line: str) -> float:
     return (1 + similar) / 2 if _cut_side(model, line) else similar
 
 
-def _holding(view: FileView, piece: str, limit: int = 100) -> list[int]:
+def _holding(view: FileView, piece: str, limit: int = 50) -> list[int]:
     """Indexes of (at most ``limit``) file lines that hold ``piece``."""
     found: list[int] = []
     at = view.text.find(piece)

@@ -190,17 +190,9 @@ def line_similarity(a: str, b: str) -> float:
 
 def similar_lines(view: FileView, line: str, least: float, limit: int) -> list[int]:
     """Indexes of up to ``limit`` file lines at least ``least`` like ``line`` (stripped), best first."""
-    return [
-        j
-        for _, _, j in _process().extract(
-            line.strip()[:MAX_PROBE_CHARS],
-            view.stripped,
-            scorer=_fuzz().ratio,
-            processor=_head,
-            limit=limit,
-            score_cutoff=least * 100,
-        )
-    ]
+    probe = line.strip()[:MAX_PROBE_CHARS]
+    found = _process().extract(probe, view.stripped, scorer=_fuzz().ratio, limit=limit, score_cutoff=least * 100)
+    return [j for _, _, j in found]
 
 
 def text_similarity(a: str, b: str) -> float:
