@@ -63,6 +63,8 @@ SEARCH_ELSEWHERE_SHORT = 0.75
 """The same for a SEARCH of one or two lines, where one misremembered word weighs more."""
 STANDS_ELSEWHERE_LINES = 8
 """How many of the SEARCH lines an edit removes are looked for elsewhere when it looks applied."""
+LONGEST_WORDS = 3
+"""How many of a removed SEARCH line's longest words the lines elsewhere are searched for by."""
 STANDS_ELSEWHERE_ANCHORS = 50
 """How many places of each other SEARCH line found verbatim are looked at around."""
 INDENTED_TIE = 0.05
@@ -420,10 +422,12 @@ def _stands_elsewhere(view: FileView, search: list[str], first: int, end: int) -
 
 
 def _lines_for(view: FileView, models: list[str], i: int) -> list[int]:
-    """Indexes of the file lines SEARCH line ``i`` might stand for: those holding it or its longest
-    word (it cut short, or missing a word), those SEARCH's other lines found verbatim put in its
+    """Indexes of the file lines SEARCH line ``i`` might stand for: those holding it or one of its
+    longest words (it cut short, or missing a word), those SEARCH's other lines found verbatim put in its
     place, and for a SEARCH of one line those most like it."""
-    found = _holding(view, models[i]) + _holding(view, max(models[i].split(), key=len))
+    found = _holding(view, models[i])
+    for word in sorted(set(models[i].split()), key=len, reverse=True)[:LONGEST_WORDS]:
+        found += _holding(view, word)
     positions = view.positions()
     for j, other in enumerate(models):
         if other and j != i:
