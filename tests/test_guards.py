@@ -600,3 +600,24 @@ def test_a_comment_appended_is_already_applied_though_its_line_is_a_piece_of_oth
     assert editblocks.apply_edits([block], tmp_path).results[0].status is EditStatus.APPLIED
     again = editblocks.apply_edits([block], tmp_path).results[0]
     assert again.status is EditStatus.ALREADY_APPLIED, again.reason
+
+
+@pytest.mark.parametrize("module", ["calendar.py", "textwrap.py", "pprint.py"])
+def test_a_line_cut_inside_a_word_does_not_make_another_line_already_applied(tmp_path: Path, module: str) -> None:
+    """SEARCH ``with differen`` is the file's ``with different_locale(...)`` cut short inside a
+    word; the REPLACE line standing elsewhere in the file does not show the edit made."""
+    text = _stdlib(module)
+    lines = [x for x in text.splitlines() if text.count(x + "\n") == 1 and len(x.split()) >= 4]
+    picked = lines[:: max(1, len(lines) // 12)][:12]
+    for line, replace in zip(picked, reversed(picked)):
+        if line == replace:
+            continue
+        cut = line[: len(line) // 2]
+        if cut.endswith(" ") or line[len(cut)] == " " or text.count(cut) != 1:
+            continue  # cut at a word's edge, or found in another line: not this case
+        (tmp_path / "m.py").write_text(text, encoding="utf-8")
+        (res,) = editblocks.apply_edits(
+            [EditBlock("m.py", cut + "\n", replace + "\n")], tmp_path, journal=False
+        ).results
+        assert res.status is EditStatus.FAILED, (cut, replace, res.status)
+        assert (tmp_path / "m.py").read_text(encoding="utf-8") == text

@@ -1426,3 +1426,35 @@ def test_a_definition_that_does_not_parse_is_not_replaced() -> None:
     assert found == SketchRefusal(
         "the file's function_definition `b` (line 4) does not parse cleanly, so where it ends is not certain", 1
     )
+
+
+@pytest.mark.parametrize(
+    ("file_line", "search_line", "replace_line"),
+    [
+        # the model's copy cut short, and its change rewrites the words the unseen ones follow
+        ("        if len(chunks) == 1:", "        if len(chunks) == ", "            append = components.append"),
+        (
+            "    # of the tail of the option string",
+            "    # of the tail of the option ",
+            "    # number, it was positional",
+        ),
+        (
+            "    if (escapedstate in self.quotes and",
+            "    if (escapedstate in self.quotes ",
+            "    tt = lexer.get_token()",
+        ),
+        # the same at the line's start
+        ("    not isinstance(x, type) and y", "isinstance(x, type) and y", "callable(x) and y"),
+    ],
+)
+def test_a_change_at_the_edge_of_a_line_cut_short_is_not_merged(
+    file_line: str, search_line: str, replace_line: str
+) -> None:
+    assert merge_line(file_line, search_line, replace_line) is None
+
+
+def test_a_change_inside_a_line_cut_short_keeps_the_unseen_words() -> None:
+    assert merge_line("    foo(a, b)  # note", "    foo(a, b)", "    foo(a, b, c)") == "    foo(a, b, c)  # note"
+    assert merge_line("    x = total(a) + 1", "    x = total(a)", "    x = sum(a)") == "    x = sum(a) + 1"
+    # the last words the model saw are the ones it removes: what the unseen ones follow changes
+    assert merge_line("    x = total(a) + 1", "    x = total(a)", "    x = total") is None

@@ -7,6 +7,8 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import editblocks
 from editblocks import EditStatus
@@ -85,3 +87,21 @@ def test_blank_lines_dropped_from_search_and_the_same_from_replace(
     search: list[str], replace: list[str], expected: tuple[list[str], list[str]] | None
 ) -> None:
     assert trim_blank_lines(search, replace) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(["", "a", "b", "return x", "}", "c"]), max_size=40), st.integers(min_value=3, max_value=5)
+)
+def test_line_positions_list_every_place_of_every_line(lines: list[str], asks: int) -> None:
+    # A similarity search of several blocks looks lines up in this index: a place left out is
+    # a region never scored, a place too many one scored in error.
+    view = FileView("".join(x + "\n" for x in lines))
+    for _ in range(asks - 1):
+        view.positions()
+    found = view.positions()
+    assert found is not None
+    for line in {*lines, "absent"}:
+        places = [i for i, x in enumerate(lines) if x.strip() == line]
+        assert (line in found) is bool(places)
+        assert found.get(line) == (places or None)

@@ -67,6 +67,8 @@ LONGEST_WORDS = 3
 """How many of a removed SEARCH line's longest words the lines elsewhere are searched for by."""
 STANDS_ELSEWHERE_ANCHORS = 50
 """How many places of each other SEARCH line found verbatim are looked at around."""
+HOLDING_LIMIT = 50
+"""How many lines holding a removed SEARCH line, or one of its words, are looked at."""
 INDENTED_TIE = 0.05
 """How much less like SEARCH (its lines stripped) a region apart from the REPLACE text may be and
 still contradict an "already applied" claim, when it is as like SEARCH with indentation."""
@@ -395,10 +397,15 @@ def _stands_elsewhere(view: FileView, search: list[str], first: int, end: int) -
 
     removed = [i for i, m in enumerate(models) if m and m not in kept][:STANDS_ELSEWHERE_LINES]
     certain = [(j, set(_WORDS.findall(m))) for j, m in enumerate(models) if m and m in kept]
+    starts = _kept_starts(view, certain)
     for i in removed:
         model = models[i]
         like, side = best(i)
-        for k in _lines_for(view, models, i):
+        if starts is None:
+            candidates = _lines_for(view, models, i)
+        else:
+            candidates = [s + i for s in starts if _offered(view, models, i, s)]
+        for k in candidates:
             start = k - i
             if first - len(models) < start < end or start < 0 or start + len(models) > len(view.lines):
                 continue  # overlapping the REPLACE text, or off the file's edge
@@ -406,6 +413,9 @@ def _stands_elsewhere(view: FileView, search: list[str], first: int, end: int) -
                 continue  # a line the edit keeps, certain at the REPLACE text, lacks a word there
             line = view.stripped[k]
             score, there = _piece_score(model, line), _cut_side(model, line)
+            if not (there or side) and model in line and len(_WORDS.findall(model)) >= 2:
+                # A piece of the line cut inside a word (``with differen``): cut short all the same.
+                there, score = "piece", (1 + score) / 2
             if side and there:
                 if there != side:
                     continue  # cut short both ways, differently: the REPLACE text's line counts
@@ -421,17 +431,54 @@ def _stands_elsewhere(view: FileView, search: list[str], first: int, end: int) -
     return None
 
 
+def _kept_starts(view: FileView, certain: list[tuple[int, set[str]]]) -> list[int] | None:
+    """Every start of a place apart where SEARCH's lines that the edit keeps could have all
+    their words (``certain``: each line's index and words): the places of the longest word of
+    one of them, when few enough lines hold it that one pass over the file finds them all;
+    None otherwise."""
+    held = [(max(words, key=len), j) for j, words in certain if words]
+    if not held:
+        return None
+    word, j = max(held, key=lambda x: len(x[0]))
+    hits = _holding(view, word)
+    return None if len(hits) >= HOLDING_LIMIT else [k - j for k in hits]
+
+
+def _offered(view: FileView, models: list[str], i: int, start: int) -> bool:
+    """Whether the file's line that SEARCH line ``i`` would be at, SEARCH placed at ``start``, is
+    one :func:`_lines_for` offers: holding the line or one of its longest words, or put there by
+    another SEARCH line found verbatim."""
+    k = start + i
+    if not 0 <= k < len(view.lines):
+        return False
+    line, model = view.lines[k], models[i]
+    if model in line or any(w in line for w in sorted(set(model.split()), key=len, reverse=True)[:LONGEST_WORDS]):
+        return True
+    stripped = view.stripped
+    return any(
+        other and j != i and 0 <= start + j < len(stripped) and stripped[start + j] == other
+        for j, other in enumerate(models)
+    )
+
+
 def _lines_for(view: FileView, models: list[str], i: int) -> list[int]:
     """Indexes of the file lines SEARCH line ``i`` might stand for: those holding it or one of its
     longest words (it cut short, or missing a word), those SEARCH's other lines found verbatim put in its
     place, and for a SEARCH of one line those most like it."""
-    found = _holding(view, models[i])
-    for word in sorted(set(models[i].split()), key=len, reverse=True)[:LONGEST_WORDS]:
-        found += _holding(view, word)
+    model = models[i]
+    by_word = [_holding(view, word) for word in sorted(set(model.split()), key=len, reverse=True)[:LONGEST_WORDS]]
+    if by_word and len(by_word[0]) < HOLDING_LIMIT:
+        # Every line holding the whole line holds its longest word, and those were all found:
+        # no second pass over the file for the line.
+        found = [k for k in by_word[0] if model in view.lines[k]]
+    else:
+        found = _holding(view, model)
+    for hits in by_word:
+        found += hits
     positions = view.positions()
     for j, other in enumerate(models):
         if other and j != i:
-            at = positions.get(other, []) if positions is not None else view.find("strip", str.strip, [other])
+            at = (positions.get(other) or []) if positions is not None else view.find("strip", str.strip, [other])
             found += [k + i - j for k in at[:STANDS_ELSEWHERE_ANCHORS]]
     if sum(1 for m in models if m) == 1:
         found += similar_lines(view, models[i], CHANGED_LINE_SIMILARITY, 8)
@@ -447,7 +494,7 @@ def _piece_score(model: str, line: str) -> float:
     return (1 + similar) / 2 if _cut_side(model, line) else similar
 
 
-def _holding(view: FileView, piece: str, limit: int = 50) -> list[int]:
+def _holding(view: FileView, piece: str, limit: int = HOLDING_LIMIT) -> list[int]:
     """Indexes of (at most ``limit``) file lines that hold ``piece``."""
     found: list[int] = []
     at = view.text.find(piece)

@@ -69,12 +69,12 @@ def merge_line(file_line: str, search_line: str, replace_line: str) -> str | Non
                 return None
             if i2 < len(s) and (to_file[i2] is None or to_file[i2] != end):
                 return None
-            # At the edge of SEARCH, the file may go on with words the model did not see; a change
-            # that ends (or starts) with those very words may be the model restating them.
-            new = _words(r[j1:j2])
-            if i2 == len(s) and (extra := _words(f[end:])) and new[-len(extra) :] == extra:
+            # At the edge of SEARCH the file may go on with words the model did not see (its copy
+            # cut short): a change of SEARCH's last (or first) words is a change of what those
+            # words follow (``== `` before an unseen ``1:``), or the model restating them.
+            if not _words(s[i2:]) and _words(f[end:]):
                 return None
-            if i1 == 0 and (extra := _words(f[:begin])) and new[: len(extra)] == extra:
+            if not _words(s[:i1]) and _words(f[:begin]):
                 return None
         out.extend(f[cursor:begin])
         out.extend(r[j1:j2])

@@ -78,6 +78,50 @@ class Candidate:
     score: float | None = None
 
 
+class LinePositions:
+    """Where each of a file's lines occurs (0-based line indexes), built at C speed: a line that
+    occurs once is known by one dictionary entry, and only the lines that occur more than once
+    get a list, made the first time one of them is asked for."""
+
+    __slots__ = ("_last", "_lines", "_many")
+
+    def __init__(self, lines: list[str]) -> None:
+        self._lines = lines
+        self._last = dict(zip(lines, range(len(lines))))
+        """Every distinct line and the last place it occurs."""
+        self._many: dict[str, list[int]] | None = {} if len(self._last) == len(lines) else None
+        """The places of every line that occurs more than once (None until first needed)."""
+
+    def __contains__(self, line: object) -> bool:
+        return line in self._last
+
+    def get(self, line: str, default: list[int] | None = None) -> list[int] | None:
+        """The places of ``line``, in order; ``default`` when it is not in the file."""
+        last = self._last.get(line)
+        if last is None:
+            return default
+        many = self._many
+        if many is None:
+            many = self._many = self._repeated()
+        return many.get(line) or [last]
+
+    def __getitem__(self, line: str) -> list[int]:
+        found = self.get(line)
+        if found is None:
+            raise KeyError(line)
+        return found
+
+    def _repeated(self) -> dict[str, list[int]]:
+        last = self._last
+        many: dict[str, list[int]] = {}
+        for i, line in enumerate(self._lines):
+            if last[line] != i:
+                many.setdefault(line, []).append(i)
+        for line, places in many.items():
+            places.append(last[line])
+        return many
+
+
 STYLE_SAMPLE_LINES = 5000
 """A file's indentation style is read from its first lines (the style is the same throughout)."""
 
@@ -108,7 +152,7 @@ class FileView:
         self._offsets: list[int] | None = None
         self._style: IndentStyle | None = None
         self._stripped: list[str] | None = None
-        self._positions: dict[str, list[int]] | None = None
+        self._positions: LinePositions | None = None
         self._position_asks = 0
 
     @property
@@ -129,18 +173,15 @@ class FileView:
             self._stripped = list(map(str.strip, self.lines))
         return self._stripped
 
-    def positions(self) -> dict[str, list[int]] | None:
-        """Where each stripped line occurs (0-based line indexes); None the first two times it is
-        asked for (a scan for the lines wanted is cheaper, and lighter, for one block's searches),
-        then built and kept: a file searched by similarity for several blocks pays for one pass."""
+    def positions(self) -> LinePositions | None:
+        """Where each stripped line occurs; None the first two times it is asked for (a scan for
+        the lines wanted is cheaper, and lighter, for one block's searches), then built and
+        kept: a file searched by similarity for several blocks pays for one pass."""
         if self._positions is None:
             self._position_asks += 1
             if self._position_asks < 3:
                 return None
-            found: dict[str, list[int]] = {}
-            for i, line in enumerate(self.stripped):
-                found.setdefault(line, []).append(i)
-            self._positions = found
+            self._positions = LinePositions(self.stripped)
         return self._positions
 
     def find(self, name: str, norm: Callable[[str], str], search: list[str], limit: int = 200) -> list[int]:
