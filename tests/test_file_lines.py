@@ -7,7 +7,7 @@ import random
 import pytest
 
 from editblocks.pipeline import lines as lines_module
-from editblocks.pipeline.lines import FileLines
+from editblocks.pipeline.lines import TEXT_SEARCHES, FileLines
 
 
 def _find(model: list[str], needle: list[str]) -> list[int]:
@@ -56,7 +56,9 @@ def test_text_only_until_searched() -> None:
     assert not doc.indexed and doc.text == "x\ny\n"
     assert doc.find(["y"]) == [1] and not doc.indexed  # the first searches scan the string
     assert doc.find(["x"]) == [0] and doc.find(["x"]) == [0] and not doc.indexed
-    assert doc.find(["x", "y"]) == [0] and doc.indexed
+    assert doc.find(["x", "y"]) == [0] and doc.find(["y", "x"]) == [] and not doc.indexed
+    # two blocks applied again search the text four times (SEARCH and REPLACE each): not indexed yet
+    assert doc.find(["x"]) == [0] and doc.indexed
     doc.replace_text("")
     assert doc.find(["y"]) == [] and doc.text == "" and doc.line_count == 0
 
@@ -71,12 +73,12 @@ def test_long_ranges_before_indexing() -> None:
     assert doc.text == "".join(x + "\n" for x in model) and doc.lines(0, 10**6) == model
 
 
-@pytest.mark.parametrize("searches", [0, 3])
+@pytest.mark.parametrize("searches", [0, TEXT_SEARCHES + 1])
 def test_stripped_lines_and_counts_before_and_after_indexing(searches: int) -> None:
     doc = FileLines("def f():\n    x = 1  \n\tcafé = 2\n")
     for k in range(searches):
         doc.find([f"line {k}"])
-    assert doc.indexed == (searches == 3)
+    assert doc.indexed == (searches > TEXT_SEARCHES)
     assert doc.has_stripped("x = 1") and doc.has_stripped("café = 2") and not doc.has_stripped("x = 2")
     assert not doc.has_stripped("x =") and not doc.isascii()
     doc.splice(1, 3, ["  y = 3", "z"])

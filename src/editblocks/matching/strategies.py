@@ -173,6 +173,10 @@ class FileView:
             self._stripped = list(map(str.strip, self.lines))
         return self._stripped
 
+    def built_positions(self) -> LinePositions | None:
+        """The index of :meth:`positions` when it is built, else None (never builds it)."""
+        return self._positions
+
     def positions(self) -> LinePositions | None:
         """Where each stripped line occurs; None the first two times it is asked for (a scan for
         the lines wanted is cheaper, and lighter, for one block's searches), then built and

@@ -15,8 +15,10 @@ from itertools import accumulate, chain, repeat
 
 CHUNK = 512
 """Lines per chunk when a text is indexed; a chunk grown past twice this is split."""
-TEXT_SEARCHES = 2
-"""Searches of a text that scan the string before it is indexed."""
+TEXT_SEARCHES = 4
+"""Searches of a text that scan the string before it is indexed: a block looks for its SEARCH
+text, and when it is not there for its REPLACE text, so one or two blocks applied again are not
+worth indexing a large file for."""
 
 
 class FileLines:
@@ -233,7 +235,7 @@ class FileLines:
         """0-based first lines of every place the lines ``needle`` occur, in order.
 
         The first searches of a text not yet indexed scan the string (:data:`TEXT_SEARCHES`): a
-        file that gets one block is not indexed. The text is indexed when searched more."""
+        file that gets one or two blocks is not indexed. The text is indexed when searched more."""
         if not needle:
             return []
         memo = self._memo

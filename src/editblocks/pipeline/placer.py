@@ -886,9 +886,10 @@ def _indexed_applied(state: _FileState, block: EditBlock, old: str, new: str, le
         # The lines the edit changes are the likely ones to be gone; a line still there exactly is not.
         kept = set(r_lines)
         ordered = [x for x in s_lines if x not in kept] + [x for x in s_lines if x in kept]
-        if not any(
-            x.strip() and not (doc.indexed and doc.count(x)) and not doc.has_stripped(x.strip()) for x in ordered
-        ):
+        # The similarity search's index of stripped lines answers at once where it was built.
+        known = FileView.of(doc.text).built_positions()
+        has_stripped = known.__contains__ if known is not None else doc.has_stripped
+        if not any(x.strip() and not (doc.indexed and doc.count(x)) and not has_stripped(x.strip()) for x in ordered):
             return None
     start = doc.offset(hits[0])
     applied = Match(start, start + len(replace), replace, "exact", hits[0] + 1, already_applied=True)
