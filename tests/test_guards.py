@@ -621,3 +621,46 @@ def test_a_line_cut_inside_a_word_does_not_make_another_line_already_applied(tmp
         ).results
         assert res.status is EditStatus.FAILED, (cut, replace, res.status)
         assert (tmp_path / "m.py").read_text(encoding="utf-8") == text
+
+
+def _unique_pairs(text: str, count: int) -> list[tuple[str, str]]:
+    """Up to ``count`` pairs of consecutive lines of ``text``, each line unique, of three words or more."""
+    lines = text.splitlines()
+    ok = [text.count(x + "\n") == 1 and len(x.split()) >= 3 for x in lines]
+    pairs = [(lines[i], lines[i + 1]) for i in range(len(lines) - 1) if ok[i] and ok[i + 1]]
+    return pairs[:: max(1, len(pairs) // count)][:count]
+
+
+@pytest.mark.parametrize("module", ["textwrap.py", "calendar.py", "shlex.py"])
+def test_a_deletion_whose_removed_line_still_stands_beside_is_not_already_applied(tmp_path: Path, module: str) -> None:
+    """The line the edit deletes still stands beside the lines it keeps: copied cut inside a word,
+    or with SEARCH's two lines in the wrong order, the edit was not made."""
+    text = _stdlib(module)
+    tried = 0
+    for first, second in _unique_pairs(text, 8):
+        cut = first[: len(first) // 2]
+        for search in (f"{cut}\n{second}\n", f"{second}\n{first}\n"):
+            if text.count(search) or cut.endswith(" "):
+                continue
+            (tmp_path / "m.py").write_text(text, encoding="utf-8")
+            keep = second if search.startswith(cut) else first
+            (res,) = editblocks.apply_edits([EditBlock("m.py", search, keep + "\n")], tmp_path, journal=False).results
+            assert res.status is EditStatus.FAILED, (search, res.status)
+            assert (tmp_path / "m.py").read_text(encoding="utf-8") == text
+            tried += 1
+    assert tried
+
+
+def test_a_deletion_applied_again_does_not_delete_from_a_near_twin(tmp_path: Path) -> None:
+    # (the line the edit keeps stands in another function too: the edit is not known applied by it)
+    text = (
+        "def f(level):\n    if level == 1:\n        write('(')\n    body()\n    if level == 1:\n        write(')')\n\n\n"
+        "def g(items):\n    for item in items:\n        write(')')\n"
+    )
+    (tmp_path / "m.py").write_text(text)
+    block = EditBlock("m.py", "    if level == 1:\n        write(')')\n", "        write(')')\n")
+    assert editblocks.apply_edits([block], tmp_path).results[0].status is EditStatus.APPLIED
+    once = (tmp_path / "m.py").read_text()
+    again = editblocks.apply_edits([block], tmp_path).results[0]
+    assert again.status in (EditStatus.ALREADY_APPLIED, EditStatus.FAILED)
+    assert (tmp_path / "m.py").read_text() == once

@@ -1458,3 +1458,26 @@ def test_a_change_inside_a_line_cut_short_keeps_the_unseen_words() -> None:
     assert merge_line("    x = total(a) + 1", "    x = total(a)", "    x = sum(a)") == "    x = sum(a) + 1"
     # the last words the model saw are the ones it removes: what the unseen ones follow changes
     assert merge_line("    x = total(a) + 1", "    x = total(a)", "    x = total") is None
+
+
+@pytest.mark.parametrize(
+    ("file_line", "search_line", "replace_line"),
+    [
+        # the change brings the word the model's copy dropped, which the file has beside it
+        (
+            "        that mixed-mode operations either call an implementation whose",
+            "        that mixed-mode operations call an implementation whose",
+            "        that mixed-mode line_7 either call an implementation whose",
+        ),
+        # the copy cut short, and the line rewritten: a few words kept by chance do not place the rest
+        (
+            "        # happen if a self.fp.read() is done (without a size) whether",
+            "        # happen if a self.fp.read() is done (without a size)",
+            "        token = total(size)",
+        ),
+    ],
+)
+def test_a_change_that_restates_or_rewrites_around_unseen_words_is_not_merged(
+    file_line: str, search_line: str, replace_line: str
+) -> None:
+    assert merge_line(file_line, search_line, replace_line) is None

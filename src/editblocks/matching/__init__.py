@@ -69,6 +69,8 @@ STANDS_ELSEWHERE_ANCHORS = 50
 """How many places of each other SEARCH line found verbatim are looked at around."""
 HOLDING_LIMIT = 50
 """How many lines holding a removed SEARCH line, or one of its words, are looked at."""
+REMOVED_NEAR = 2
+"""How many non-blank lines on each side of the REPLACE text are looked at for a line the edit removes."""
 INDENTED_TIE = 0.05
 """How much less like SEARCH (its lines stripped) a region apart from the REPLACE text may be and
 still contradict an "already applied" claim, when it is as like SEARCH with indentation."""
@@ -183,6 +185,10 @@ def locate(
             found = _replace(found, note=narrow.check(view, found.line - 1, len(s_lines)))
         if level == "ast" and not isinstance(found, Match) and not (leading or trailing):
             found = syntactic.by_definition(view, s_lines, r_lines, language, found)
+        if isinstance(found, Match) and not found.already_applied and replace.strip():
+            # Only similar to SEARCH, while the REPLACE text stands exactly elsewhere: a reply
+            # applied again would carry its change onto a near twin of the code it edited.
+            return _made_elsewhere(text, replace, found, once=False) or found
         if found is not None:
             return found
     if elision_failure is not None:
@@ -289,13 +295,19 @@ def _applied_elsewhere(text: str, search: str, replace: str, view: FileView | No
     return None
 
 
-def _made_elsewhere(text: str, replace: str, found: Match) -> MatchFailure | None:
-    """SEARCH found only up to white space or indentation, while REPLACE stands exactly elsewhere:
-    the edit may be made already (a reply applied again, with a copy of the code at another
-    indentation), or not; refused as uncertain."""
-    hits = find_all(text, replace, limit=2)
-    if len(hits) != 1 or found.start <= hits[0] < found.end:
-        return None
+def _made_elsewhere(text: str, replace: str, found: Match, *, once: bool = True) -> MatchFailure | None:
+    """SEARCH found only up to white space or indentation (or only similar, with ``once`` False),
+    while REPLACE stands exactly elsewhere (once, or with ``once`` False at all): the edit may be
+    made already (a reply applied again, with a copy of the code at another indentation, or a near
+    twin of it), or not; refused as uncertain."""
+    hits = find_all(text, replace, limit=2 if once else 50)
+    if once:
+        if len(hits) != 1 or found.start <= hits[0] < found.end:
+            return None
+    else:
+        hits = [h for h in hits if not found.start <= h < found.end and (h == 0 or text[h - 1] == "\n")]
+        if not hits:
+            return None
     line = line_of(text, hits[0])
     return MatchFailure(
         f"SEARCH matches at line {found.line} ({found.strategy}), and the REPLACE text already stands exactly at line "
@@ -329,6 +341,16 @@ def _removed_beside(view: FileView, search: list[str], first: int, end: int) -> 
     for k in before:
         if any(_stands_for(x, view.lines[k].strip(), r[:first_j]) for x in head):
             return k
+    # A line the edit removes standing a line or two away, on either side (SEARCH's lines in
+    # another order, or missing a line): still there, so the edit was not made.
+    removed = {x for x in s if x and x not in in_replace}
+    near = _nonblank(view, range(first - 1, -1, -1), REMOVED_NEAR) + _nonblank(
+        view, range(end, len(view.lines)), REMOVED_NEAR
+    )
+    for k in near:
+        line = view.lines[k].strip()
+        if any(line == x or (_piece_of(x, line) and len(_WORDS.findall(x)) > 1) for x in removed):
+            return k
     return None
 
 
@@ -344,10 +366,20 @@ def _nonblank(view: FileView, indexes: range, count: int) -> list[int]:
 
 
 def _stands_for(model: str, line: str, instead: list[str]) -> bool:
-    """The file's ``line`` is like the model's line (a misremembered copy of it), and more so than
-    any of the lines the edit puts ``instead``."""
-    like = _likeness(model, line)
-    return like >= CHANGED_LINE_SIMILARITY and like > max((_likeness(model, x) for x in instead if x), default=0.0)
+    """The file's ``line`` is like the model's line (a misremembered copy of it, or a piece of it
+    cut short, inside a word too), and more so than any of the lines the edit puts ``instead``."""
+
+    def like(x: str) -> float:
+        return 1.0 if _piece_of(model, x) else _likeness(model, x)
+
+    here = like(line)
+    return here >= CHANGED_LINE_SIMILARITY and here > max((like(x) for x in instead if x), default=0.0)
+
+
+def _piece_of(model: str, line: str) -> bool:
+    """The model's line, holding a word, is the start or the end of the file's ``line``, cut
+    anywhere (``# -- Convenie``)."""
+    return 0 < len(model) < len(line) and (line.startswith(model) or line.endswith(model)) and bool(_WORD.search(model))
 
 
 _WORD = re.compile(r"\w")

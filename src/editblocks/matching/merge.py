@@ -24,6 +24,18 @@ def _words(tokens: list[str]) -> list[str]:
     return [t for t in tokens if not t.isspace()]
 
 
+REWRITE = 0.5
+"""Below this likeness of its words to SEARCH's, a changed line is rewritten rather than edited."""
+
+
+def _word_at(tokens: list[str], k: int, step: int) -> int:
+    """The index of the first token that is not white space from ``k`` on, going by ``step``
+    (past either end when there is none)."""
+    while 0 <= k < len(tokens) and tokens[k].isspace():
+        k += step
+    return k
+
+
 def merge_line(file_line: str, search_line: str, replace_line: str) -> str | None:
     """``file_line`` with the change ``search_line`` → ``replace_line`` carried onto it, or None
     when the change cannot be carried cleanly and uniquely."""
@@ -36,6 +48,12 @@ def merge_line(file_line: str, search_line: str, replace_line: str) -> str | Non
         if tag == "equal":
             for k in range(i2 - i1):
                 to_file[i1 + k] = j1 + k
+    mapped = [m for m in to_file if m is not None]
+    cut_short = bool(mapped) and bool(_words(f[: min(mapped)]) or _words(f[max(mapped) + 1 :]))
+    if cut_short and SequenceMatcher(None, _words(s), _words(r), autojunk=False).ratio() < REWRITE:
+        # The model's copy is cut short and its change rewrites the line: where the words it did
+        # not see belong in the new line is anyone's guess.
+        return None
     out: list[str] = []
     cursor = 0  # next file token not yet copied
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, s, r, autojunk=False).get_opcodes():
@@ -68,6 +86,16 @@ def merge_line(file_line: str, search_line: str, replace_line: str) -> str | Non
             if i1 > 0 and (to_file[i1 - 1] is None or to_file[i1 - 1] != begin - 1):
                 return None
             if i2 < len(s) and (to_file[i2] is None or to_file[i2] != end):
+                return None
+            # Beside words the file has and SEARCH lacks, the change must not bring those words
+            # too (the model restating a word its copy dropped: ``either either``).
+            new = set(_words(r[j1:j2]))
+            after_s = _word_at(s, i2, 1)
+            unseen = _words(f[end : to_file[after_s] if after_s < len(s) and to_file[after_s] is not None else len(f)])
+            before_s = _word_at(s, i1 - 1, -1)
+            start = to_file[before_s] if before_s >= 0 else None
+            unseen += _words(f[(start + 1 if start is not None else 0) : begin])
+            if new.intersection(unseen):
                 return None
             # At the edge of SEARCH the file may go on with words the model did not see (its copy
             # cut short): a change of SEARCH's last (or first) words is a change of what those
