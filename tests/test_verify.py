@@ -335,3 +335,41 @@ def test_an_ambiguous_block_shows_each_place_with_its_current_lines(tmp_path: Pa
     result, _ = _apply(tmp_path, {"a.py": text}, sr("a.py", "    x = 1\n    return x\n", "    x = 2\n    return x\n"))
     feedback = result.feedback_message()
     assert "1 | def f():" in feedback and "6 | def g():" in feedback and "8 |     return x" in feedback
+
+
+def test_a_line_replace_restates_beside_the_span_is_refused() -> None:
+    # SEARCH left out `target.voidcmd(type)`, which the file has there; REPLACE has it: placed
+    # tolerantly, the line would stand twice.
+    before = "    source.voidcmd(type)\n    target.voidcmd(type)\n    host = parse(source)\n"
+    after = "    source.voidcmd(type)\n    target.voidcmd(type)\n    target.voidcmd(type)\n    host = parse(source)\n"
+    search = "    source.voidcmd(type)\n    host = parse(sourse)\n"
+    replace = "    source.voidcmd(type)\n    target.voidcmd(type)\n    host = parse(sourse)\n"
+    verdict = check_edit(before, after, 0, len(before), search, replace, "fuzzy")
+    assert not verdict and "target.voidcmd(type)" in verdict.reason
+    # the same edit made by an exact placement is what SEARCH says, and a line of one word may repeat
+    assert check_edit("x\n}\n", "x\n}\n}\n", 0, 2, "x\n", "x\n}\n", "fuzzy")
+
+
+@pytest.mark.parametrize("module", ["textwrap.py", "shlex.py", "ftplib.py", "calendar.py"])
+def test_a_line_left_out_of_search_and_kept_in_replace_is_not_written_twice(tmp_path: Path, module: str) -> None:
+    import os
+
+    text = Path(os.path.dirname(os.__file__), module).read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    tried = 0
+    for i in range(10, len(lines) - 4, max(1, len(lines) // 12)):
+        span = lines[i : i + 5]
+        if not all(len(x.split()) >= 2 for x in span) or text.count("".join(span)) != 1:
+            continue
+        # SEARCH leaves out the second line, REPLACE (the model's full text) keeps it and adds one
+        search = "".join(span[:1] + span[2:])
+        indent = span[4][: len(span[4]) - len(span[4].lstrip())]
+        replace = "".join(span[:4]) + f"{indent}name = width.data()\n" + span[4]
+        if text.count(search):
+            continue
+        (tmp_path / "m.py").write_text(text, encoding="utf-8")
+        (res,) = editblocks.apply_edits([EditBlock("m.py", search, replace)], tmp_path, journal=False).results
+        after = (tmp_path / "m.py").read_text(encoding="utf-8")
+        assert after.count(span[1]) == text.count(span[1]), (span, res.status)
+        tried += 1
+    assert tried

@@ -44,6 +44,7 @@ __all__ = [
 ]
 
 _WORD = re.compile(r"\w+|[^\w\s]")
+_NAMES = re.compile(r"\w+")
 
 # Typographic look-alikes a model writes for ASCII (after NFKC, which already maps "…" to "...").
 _FOLD = str.maketrans(
@@ -138,6 +139,13 @@ def check_edit(
         if new != replace:
             return _fail("the place the edit was made does not hold the REPLACE text")
         return _OK
+    restated = _restated(before, start, end, search, replace)
+    if restated is not None:
+        return _fail(
+            f"REPLACE adds the line {restated!r}, which SEARCH lacks and the file already has there "
+            f"({strategy} match): the model's copy may have left it out, and the line would stand twice. "
+            "Copy the lines exactly from the file"
+        )
     gained, lost = _delta(old, new)
     meant_gained, meant_lost = _delta(search, replace)
     if gained != meant_gained or lost != meant_lost:
@@ -155,6 +163,20 @@ def check_edit(
             f"makes: {'; '.join(parts)}. The file's lines differ from SEARCH; copy them exactly from the file"
         )
     return _OK
+
+
+def _restated(before: str, start: int, end: int, search: str, replace: str) -> str | None:
+    """A line REPLACE adds (one SEARCH lacks, white space aside) that the file already has in the
+    span ``start:end`` of ``before`` or on the line either side of it; None when there is none.
+    Lines of fewer than two words (``}``, ``pass``) stand twice often enough on purpose."""
+    searched = {x.strip() for x in search.split("\n")}
+    added = {x for x in (y.strip() for y in replace.split("\n")) if len(_NAMES.findall(x)) > 1} - searched
+    if not added:
+        return None
+    first = before.rfind("\n", 0, max(start - 1, 0)) + 1 if start > 0 else 0
+    last = before.find("\n", end)
+    around = before[first : len(before) if last == -1 else last].split("\n")
+    return next((x.strip() for x in around if x.strip() in added), None)
 
 
 def check_span(
