@@ -48,8 +48,8 @@ def merge_line(file_line: str, search_line: str, replace_line: str) -> str | Non
         if tag == "equal":
             for k in range(i2 - i1):
                 to_file[i1 + k] = j1 + k
-    mapped = [m for m in to_file if m is not None]
-    cut_short = bool(mapped) and bool(_words(f[: min(mapped)]) or _words(f[max(mapped) + 1 :]))
+    placed = [m for m in to_file if m is not None]
+    cut_short = bool(placed) and bool(_words(f[: min(placed)]) or _words(f[max(placed) + 1 :]))
     if cut_short and SequenceMatcher(None, _words(s), _words(r), autojunk=False).ratio() < REWRITE:
         # The model's copy is cut short and its change rewrites the line: where the words it did
         # not see belong in the new line is anyone's guess.
