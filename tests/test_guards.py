@@ -664,3 +664,40 @@ def test_a_deletion_applied_again_does_not_delete_from_a_near_twin(tmp_path: Pat
     again = editblocks.apply_edits([block], tmp_path).results[0]
     assert again.status in (EditStatus.ALREADY_APPLIED, EditStatus.FAILED)
     assert (tmp_path / "m.py").read_text() == once
+
+
+@pytest.mark.parametrize("module", ["textwrap.py", "calendar.py"])
+def test_a_deletion_whose_removed_line_lost_a_word_is_not_already_applied(tmp_path: Path, module: str) -> None:
+    """``raise (`` for ``raise JSONDecodeError(``: the line the edit deletes, copied with a word
+    left out, still stands beside the line it keeps."""
+    text = _stdlib(module)
+    tried = 0
+    for first, second in _unique_pairs(text, 8):
+        words = first.split()
+        if len(words) < 3:
+            continue
+        copy = first.replace(" " + words[1], "", 1)
+        search = f"{copy}\n{second}\n"
+        if copy == first or text.count(search) or text.count(copy):
+            continue
+        (tmp_path / "m.py").write_text(text, encoding="utf-8")
+        (res,) = editblocks.apply_edits([EditBlock("m.py", search, second + "\n")], tmp_path, journal=False).results
+        assert res.status is EditStatus.FAILED, (search, res.status)
+        assert (tmp_path / "m.py").read_text(encoding="utf-8") == text
+        tried += 1
+    assert tried
+
+
+@pytest.mark.parametrize("module", ["textwrap.py", "calendar.py", "shlex.py"])
+def test_a_line_added_beside_a_one_line_search_without_its_indentation_is_refused(tmp_path: Path, module: str) -> None:
+    """SEARCH's one line copied without its indentation, a new line written at the file's: meant
+    there, or nested under the line? Refused, never indented twice."""
+    text = _stdlib(module)
+    lines = [x for x in text.splitlines() if x[:9].lstrip() == x[8:9] != "" and text.count(x.strip()) == 1][:10]
+    for line in lines:
+        (tmp_path / "m.py").write_text(text, encoding="utf-8")
+        block = EditBlock("m.py", line.strip() + "\n", "        check_state()\n" + line.strip() + "\n")
+        (res,) = editblocks.apply_edits([block], tmp_path, journal=False).results
+        assert res.status is EditStatus.FAILED, (line, res.status)
+        assert (tmp_path / "m.py").read_text(encoding="utf-8") == text
+    assert lines

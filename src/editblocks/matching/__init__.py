@@ -378,12 +378,19 @@ def _stands_for(model: str, line: str, instead: list[str]) -> bool:
 
 def _piece_of(model: str, line: str) -> bool:
     """The model's line, holding a word, is the start or the end of the file's ``line``, cut
-    anywhere (``# -- Convenie``)."""
-    return 0 < len(model) < len(line) and (line.startswith(model) or line.endswith(model)) and bool(_WORD.search(model))
+    anywhere (``# -- Convenie``), or the line with words left out (``raise (`` for ``raise
+    JSONDecodeError(``)."""
+    if not (0 < len(model) < len(line) and _WORD.search(model)):
+        return False
+    if line.startswith(model) or line.endswith(model):
+        return True
+    theirs = iter(_TOKENS.findall(line))
+    return all(t in theirs for t in _TOKENS.findall(model))
 
 
 _WORD = re.compile(r"\w")
 _WORDS = re.compile(r"\w+")
+_TOKENS = re.compile(r"\w+|[^\w\s]")
 
 
 def _cut_side(model: str, line: str) -> str | None:

@@ -99,6 +99,20 @@ class Reindenter:
             return w_ind + body
         if self._mixed is None:
             self._mixed = not self.uniform(search, window, mapping)
+        if (
+            not s_ind
+            and len(r_ind) >= len(w_ind) > 0
+            and line != window[w]
+            and (self._mixed or sum(1 for x in search if x.strip()) == 1)
+        ):
+            # Written at (or past) the file's indentation, beside a SEARCH line copied without its
+            # own, where SEARCH's other lines show no frame (they are shifted otherwise, or there
+            # are none): meant where it is written, or shifted with SEARCH's line? Nothing tells.
+            raise DeltaError(
+                f"{quote(body.strip(), 60)} is indented in the file's way beside {quote(window[w].strip(), 60)}, but SEARCH "
+                "has that line without its indentation, so whether the new line keeps its indentation or moves with "
+                "SEARCH's is not certain. Copy SEARCH's lines exactly as the file has them, with their indentation"
+            )
         if self._mixed and not self.search_frame and s_ind != w_ind:
             if line == window[w]:
                 return line  # the file's own line, as the file has it
