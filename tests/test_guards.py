@@ -701,3 +701,46 @@ def test_a_line_added_beside_a_one_line_search_without_its_indentation_is_refuse
         assert res.status is EditStatus.FAILED, (line, res.status)
         assert (tmp_path / "m.py").read_text(encoding="utf-8") == text
     assert lines
+
+
+@pytest.mark.parametrize("module", ["textwrap.py", "calendar.py", "shlex.py"])
+def test_search_lines_swapped_are_not_already_applied_by_a_copy_elsewhere(tmp_path: Path, module: str) -> None:
+    """SEARCH's two lines copied in the wrong order, and the intended result already standing
+    elsewhere (pasted there): the lines the edit was meant for still stand, unedited."""
+    base = _stdlib(module)
+    tried = 0
+    for a, b in _unique_pairs(base, 10):
+        intended = f"{a}\n{b}  # checked\n"
+        text = base + "\n\n" + intended
+        search = f"{b}\n{a}\n"
+        if text.count(search):
+            continue
+        (tmp_path / "m.py").write_text(text, encoding="utf-8")
+        (res,) = editblocks.apply_edits([EditBlock("m.py", search, intended)], tmp_path, journal=False).results
+        assert res.status is not EditStatus.ALREADY_APPLIED, (search, res.status)
+        assert (tmp_path / "m.py").read_text(encoding="utf-8") == text or res.status is EditStatus.APPLIED
+        tried += 1
+    assert tried
+
+
+@pytest.mark.parametrize("module", ["textwrap.py", "calendar.py"])
+def test_a_line_cut_to_a_piece_of_a_word_among_kept_lines_is_not_already_applied(tmp_path: Path, module: str) -> None:
+    """``cat`` for ``category=DeprecationWarning,`` among lines copied as the file has them, and the
+    intended result already standing elsewhere (pasted there): the edit was not made here."""
+    base = _stdlib(module)
+    lines = base.splitlines()
+    tried = 0
+    for i in range(20, len(lines) - 3, max(1, len(lines) // 10)):
+        a, b, c = lines[i : i + 3]
+        word = b.split()[0] if b.split() else ""
+        if len(word) < 6 or not a.strip() or not c.strip() or base.count(f"{a}\n{b}\n{c}\n") != 1:
+            continue
+        indent = b[: len(b) - len(b.lstrip())]
+        intended = f"{a}\n{indent}return cls_{i}\n{c}\n"
+        text = base + "\n\n" + intended  # the intended lines stand elsewhere already
+        (tmp_path / "m.py").write_text(text, encoding="utf-8")
+        search = f"{a}\n{indent}{word[:3]}\n{c}\n"
+        (res,) = editblocks.apply_edits([EditBlock("m.py", search, intended)], tmp_path, journal=False).results
+        assert res.status is not EditStatus.ALREADY_APPLIED, (search, res.status)
+        tried += 1
+    assert tried

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace as _replace
 from difflib import SequenceMatcher
@@ -452,8 +453,17 @@ def _stands_elsewhere(view: FileView, search: list[str], first: int, end: int) -
                 continue  # a line the edit keeps, certain at the REPLACE text, lacks a word there
             line = view.stripped[k]
             score, there = _piece_score(model, line), _cut_side(model, line)
-            if not (there or side) and model in line and len(_WORDS.findall(model)) >= 2:
-                # A piece of the line cut inside a word (``with differen``): cut short all the same.
+            if (
+                not (there or side)
+                and model in line
+                and _WORD.search(model)
+                and (
+                    len(_WORDS.findall(model)) >= 2
+                    or (certain and all(view.stripped[start + j] == models[j] for j, _ in certain))
+                )
+            ):
+                # A piece of the line cut inside a word (``with differen``; ``cat`` among the lines
+                # the edit keeps, standing there as they are): cut short all the same.
                 there, score = "piece", (1 + score) / 2
             if side and there:
                 if there != side:
@@ -569,6 +579,9 @@ def searched_elsewhere(view: FileView, search: list[str], applied: Match) -> Mat
     beside = _removed_beside(view, search, first, end)
     if beside is not None:
         return _line_against(view, applied, beside, "beside it is like a line the edit removes")
+    reordered = _reordered_elsewhere(view, search, first, end)
+    if reordered is not None:
+        return _line_against(view, applied, reordered, "and the lines around it are SEARCH's lines in another order")
     for region in ranked_regions(view, search, limit=3)[0]:
         if region.score is None:
             continue
@@ -606,6 +619,33 @@ def searched_elsewhere(view: FileView, search: list[str], applied: Match) -> Mat
         )
     apart = _stands_elsewhere(view, search, first, end)
     return None if apart is None else _line_against(view, applied, apart, "is as like a line the edit removes")
+
+
+def _reordered_elsewhere(view: FileView, search: list[str], first: int, end: int) -> int | None:
+    """A line apart from the REPLACE text at ``first:end`` around which every SEARCH line stands,
+    in another order (SEARCH copied with two lines swapped): the code the edit was meant for may
+    be there, unedited. None when there is none."""
+    models = [x.strip() for x in search if x.strip()]
+    if len(models) < 2:
+        return None
+    positions = view.positions()
+    places = [
+        (positions.get(m) or []) if positions is not None else view.find("strip", str.strip, [m]) for m in set(models)
+    ]
+    rarest = min(places, key=len)
+    if len(rarest) > STANDS_ELSEWHERE_ANCHORS:
+        return None
+    wanted = Counter(models)
+    span = len(search)
+    for k in rarest:
+        lo, hi = max(0, k - span), min(len(view.lines), k + span + 1)
+        if lo < end and first < hi:
+            continue  # overlapping the REPLACE text
+        for start in range(lo, hi - span + 1):
+            window = [x for x in view.stripped[start : start + span] if x]
+            if Counter(window) == wanted and window != models:
+                return start
+    return None
 
 
 def _line_against(view: FileView, applied: Match, line: int, where: str) -> MatchFailure:
