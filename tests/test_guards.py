@@ -744,3 +744,38 @@ def test_a_line_cut_to_a_piece_of_a_word_among_kept_lines_is_not_already_applied
         assert res.status is not EditStatus.ALREADY_APPLIED, (search, res.status)
         tried += 1
     assert tried
+
+
+@pytest.mark.parametrize("module", ["textwrap.py", "calendar.py"])
+def test_a_deletion_whose_kept_line_was_copied_cut_short_is_not_already_applied(tmp_path: Path, module: str) -> None:
+    """SEARCH deletes its first line and has the second cut short; REPLACE is the second line whole.
+    The first line still stands right above it: the edit was not made."""
+    text = _stdlib(module)
+    tried = 0
+    for first, second in _unique_pairs(text, 10):
+        words = second.split()
+        cut = second[: second.index(words[-1])].rstrip()
+        search = f"{first}\n{cut}\n"
+        if len(words) < 3 or text.count(search) or text.count(cut + "\n"):
+            continue
+        (tmp_path / "m.py").write_text(text, encoding="utf-8")
+        (res,) = editblocks.apply_edits([EditBlock("m.py", search, second + "\n")], tmp_path, journal=False).results
+        assert res.status is not EditStatus.ALREADY_APPLIED, (search, res.status)
+        assert (tmp_path / "m.py").read_text(encoding="utf-8") == text or res.status is EditStatus.APPLIED
+        tried += 1
+    assert tried
+
+
+@pytest.mark.parametrize("module", ["textwrap.py", "calendar.py"])
+def test_a_line_added_beside_a_one_line_search_short_of_its_indentation_is_refused(tmp_path: Path, module: str) -> None:
+    text = _stdlib(module)
+    lines = [x for x in text.splitlines() if x[:9].lstrip() == x[8:9] != "" and text.count(x.strip()) == 1][:8]
+    for line in lines:
+        (tmp_path / "m.py").write_text(text, encoding="utf-8")
+        block = EditBlock(
+            "m.py", "      " + line.strip() + "\n", "            check_state()\n      " + line.strip() + "\n"
+        )
+        (res,) = editblocks.apply_edits([block], tmp_path, journal=False).results
+        assert res.status is EditStatus.FAILED, (line, res.status)
+        assert (tmp_path / "m.py").read_text(encoding="utf-8") == text
+    assert lines

@@ -373,3 +373,14 @@ def test_a_line_left_out_of_search_and_kept_in_replace_is_not_written_twice(tmp_
         assert after.count(span[1]) == text.count(span[1]), (span, res.status)
         tried += 1
     assert tried
+
+
+def test_a_one_word_line_restated_beside_the_span_is_refused() -> None:
+    # an insertion of `pass` applied again, tolerantly: `pass` stands right above already
+    before = "def f(x):\n    pass\n    if x:\n        return 1\n"
+    after = "def f(x):\n    pass\n    pass\n    if x:\n        return 1\n"
+    start = before.index("    if x:")
+    verdict = check_edit(
+        before, after, start, len(before), "if x:\n    return 1\n", "pass\nif x:\n    return 1\n", "indentation"
+    )
+    assert not verdict and "'pass'" in verdict.reason

@@ -327,9 +327,9 @@ def _removed_beside(view: FileView, search: list[str], first: int, end: int) -> 
     s = [x.strip() for x in search]
     r = [x.strip() for x in view.lines[first:end]]
     kept = [op for op in SequenceMatcher(None, s, r, autojunk=False).get_opcodes() if op[0] == "equal"]
-    if not kept:
-        return None
     in_replace = set(r)
+    if not kept:
+        return None  # (see searched_elsewhere: the lines near are looked at last)
     _, _, last_i, _, last_j = kept[-1]
     tail = [x for x in s[last_i:] if x and x not in in_replace]
     after = _nonblank(view, range(end, len(view.lines)), len(tail))
@@ -342,15 +342,19 @@ def _removed_beside(view: FileView, search: list[str], first: int, end: int) -> 
     for k in before:
         if any(_stands_for(x, view.lines[k].strip(), r[:first_j]) for x in head):
             return k
-    # A line the edit removes standing a line or two away, on either side (SEARCH's lines in
-    # another order, or missing a line): still there, so the edit was not made.
-    removed = {x for x in s if x and x not in in_replace}
+    return _removed_near(view, {x for x in s if x and x not in in_replace}, first, end)
+
+
+def _removed_near(view: FileView, removed: set[str], first: int, end: int) -> int | None:
+    """A line the edit removes (``removed``, stripped) standing a line or two away from the REPLACE
+    text at ``first:end``, on either side (SEARCH's lines in another order, or missing a line):
+    still there, so the edit was not made. None when there is none."""
     near = _nonblank(view, range(first - 1, -1, -1), REMOVED_NEAR) + _nonblank(
         view, range(end, len(view.lines)), REMOVED_NEAR
     )
     for k in near:
         line = view.lines[k].strip()
-        if any(line == x or (_piece_of(x, line) and len(_WORDS.findall(x)) > 1) for x in removed):
+        if line in removed:
             return k
     return None
 
@@ -618,7 +622,12 @@ def searched_elsewhere(view: FileView, search: list[str], applied: Match) -> Mat
             score=region.score,
         )
     apart = _stands_elsewhere(view, search, first, end)
-    return None if apart is None else _line_against(view, applied, apart, "is as like a line the edit removes")
+    if apart is not None:
+        return _line_against(view, applied, apart, "is as like a line the edit removes")
+    # REPLACE keeps none of SEARCH's lines: a line it removes standing a line or two away.
+    s, r = {x.strip() for x in search if x.strip()}, {x.strip() for x in view.lines[first:end]}
+    near = _removed_near(view, s - r, first, end) if not s & r else None
+    return None if near is None else _line_against(view, applied, near, "near it is a line the edit removes")
 
 
 def _reordered_elsewhere(view: FileView, search: list[str], first: int, end: int) -> int | None:

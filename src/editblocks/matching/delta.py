@@ -100,17 +100,16 @@ class Reindenter:
         if self._mixed is None:
             self._mixed = not self.uniform(search, window, mapping)
         if (
-            not s_ind
-            and len(r_ind) >= len(w_ind) > 0
+            len(s_ind) < len(w_ind) <= len(r_ind)
             and line != window[w]
             and (self._mixed or sum(1 for x in search if x.strip()) == 1)
         ):
-            # Written at (or past) the file's indentation, beside a SEARCH line copied without its
-            # own, where SEARCH's other lines show no frame (they are shifted otherwise, or there
-            # are none): meant where it is written, or shifted with SEARCH's line? Nothing tells.
+            # Written at (or past) the file's indentation, beside a SEARCH line copied with less
+            # than its own, where SEARCH's other lines show no frame (they are shifted otherwise,
+            # or there are none): meant where it is written, or shifted with SEARCH's line? Nothing tells.
             raise DeltaError(
                 f"{quote(body.strip(), 60)} is indented in the file's way beside {quote(window[w].strip(), 60)}, but SEARCH "
-                "has that line without its indentation, so whether the new line keeps its indentation or moves with "
+                "has that line with less indentation, so whether the new line keeps its indentation or moves with "
                 "SEARCH's is not certain. Copy SEARCH's lines exactly as the file has them, with their indentation"
             )
         if self._mixed and not self.search_frame and s_ind != w_ind:

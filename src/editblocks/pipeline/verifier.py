@@ -168,9 +168,9 @@ def check_edit(
 def _restated(before: str, start: int, end: int, search: str, replace: str) -> str | None:
     """A line REPLACE adds (one SEARCH lacks, white space aside) that the file already has in the
     span ``start:end`` of ``before`` or on the line either side of it; None when there is none.
-    Lines of fewer than two words (``}``, ``pass``) stand twice often enough on purpose."""
+    Lines without a word (``}``, ``)``) stand twice often enough on purpose."""
     searched = {x.strip() for x in search.split("\n")}
-    added = {x for x in (y.strip() for y in replace.split("\n")) if len(_NAMES.findall(x)) > 1} - searched
+    added = {x for x in (y.strip() for y in replace.split("\n")) if _NAMES.search(x)} - searched
     if not added:
         return None
     first = before.rfind("\n", 0, max(start - 1, 0)) + 1 if start > 0 else 0
