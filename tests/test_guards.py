@@ -689,14 +689,17 @@ def test_a_deletion_whose_removed_line_lost_a_word_is_not_already_applied(tmp_pa
 
 
 @pytest.mark.parametrize("module", ["textwrap.py", "calendar.py", "shlex.py"])
-def test_a_line_added_beside_a_one_line_search_without_its_indentation_is_refused(tmp_path: Path, module: str) -> None:
-    """SEARCH's one line copied without its indentation, a new line written at the file's: meant
-    there, or nested under the line? Refused, never indented twice."""
+@pytest.mark.parametrize(("copied", "added"), [("", "        "), ("      ", "            ")])
+def test_a_line_added_beside_a_one_line_search_short_of_its_indentation_is_refused(
+    tmp_path: Path, module: str, copied: str, added: str
+) -> None:
+    """SEARCH's one line copied without (or with less than) its indentation, a new line written at
+    (or past) the file's: meant there, or nested under the line? Refused, never indented twice."""
     text = _stdlib(module)
     lines = [x for x in text.splitlines() if x[:9].lstrip() == x[8:9] != "" and text.count(x.strip()) == 1][:10]
     for line in lines:
         (tmp_path / "m.py").write_text(text, encoding="utf-8")
-        block = EditBlock("m.py", line.strip() + "\n", "        check_state()\n" + line.strip() + "\n")
+        block = EditBlock("m.py", copied + line.strip() + "\n", f"{added}check_state()\n{copied}{line.strip()}\n")
         (res,) = editblocks.apply_edits([block], tmp_path, journal=False).results
         assert res.status is EditStatus.FAILED, (line, res.status)
         assert (tmp_path / "m.py").read_text(encoding="utf-8") == text
@@ -764,18 +767,3 @@ def test_a_deletion_whose_kept_line_was_copied_cut_short_is_not_already_applied(
         assert (tmp_path / "m.py").read_text(encoding="utf-8") == text or res.status is EditStatus.APPLIED
         tried += 1
     assert tried
-
-
-@pytest.mark.parametrize("module", ["textwrap.py", "calendar.py"])
-def test_a_line_added_beside_a_one_line_search_short_of_its_indentation_is_refused(tmp_path: Path, module: str) -> None:
-    text = _stdlib(module)
-    lines = [x for x in text.splitlines() if x[:9].lstrip() == x[8:9] != "" and text.count(x.strip()) == 1][:8]
-    for line in lines:
-        (tmp_path / "m.py").write_text(text, encoding="utf-8")
-        block = EditBlock(
-            "m.py", "      " + line.strip() + "\n", "            check_state()\n      " + line.strip() + "\n"
-        )
-        (res,) = editblocks.apply_edits([block], tmp_path, journal=False).results
-        assert res.status is EditStatus.FAILED, (line, res.status)
-        assert (tmp_path / "m.py").read_text(encoding="utf-8") == text
-    assert lines
