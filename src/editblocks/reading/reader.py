@@ -125,6 +125,9 @@ class ReplyReader:
         formats = [get_format(format)] if format else family_formats()
         self.format = format
         self._loud_line, self.loud_after_newline = loud_patterns()
+        self._loud_start = loud_starts(self._loud_line)
+        """What a loud line starts with after white space: ``line.lstrip()[:1] in self._loud_start``
+        is ``self._loud_line.match(line) is not None``, in half the time."""
         self.line_count = 0
         self.blocks: list[EditBlock] = []
         self.warnings: list[ParseWarning] = []
@@ -204,15 +207,13 @@ class ReplyReader:
 
     def feed_line(self, line: str) -> None:
         """Read the next line of the reply (without its line ending)."""
+        if line.lstrip()[:1] in self._loud_start:
+            self.feed_loud_line(line)
+            return
         if self.closed:
             raise ValueError("the reply was already closed")
         self.lines.append(line)
         n = self.line_count = self.line_count + 1
-        if self._loud_line.match(line) is not None:
-            self._marks.append(n)
-            self._read_loud_line(line, n)
-            self._after(n)
-            return
         if "`" in line:
             self._marks.append(n)
         elif self._shell.shell is None and self._scanned == n - 1:
@@ -220,6 +221,48 @@ class ReplyReader:
             return
         if self._idle:
             self._scan_shell(n)
+
+    def feed_loud_line(self, line: str) -> None:
+        """:meth:`feed_line` for a line known to be loud (a parser may react to it)."""
+        if self.closed:
+            raise ValueError("the reply was already closed")
+        self.lines.append(line)
+        n = self.line_count = self.line_count + 1
+        self._marks.append(n)
+        # :meth:`_read_loud` for one line, the usual case while a reply streams.
+        self._route = None
+        self._last_loud = n
+        if ("SEARCH" in line and "<<<<<" in line) or ("REPLACE" in line and ">>>>>" in line):
+            self._markers.count(line, n)  # (a line without both cannot be a marker it counts)
+        if self._dormant:
+            self._held.append(n)
+            if self._any_wake.match(line) is not None:
+                # The batch reader wakes the parsers this line wakes and feeds them every loud line so far.
+                self._held.pop()
+                self._feed_families([n])
+                self._after(n)
+                return
+        ann = self._open
+        for fam in self._awake:
+            parser = fam.parser
+            items = parser.feed(line, n)
+            if items:
+                if self._fed(fam, items, n, ann):
+                    ann = None
+                continue
+            # :meth:`_fed` for the usual line, which completes no item.
+            if parser.in_block():
+                if fam.start is None:
+                    opened = parser.open_start()
+                    fam.start = opened if opened is not None else n
+            else:
+                fam.start = None
+            if ann is not None and ann.family is fam and fam.start != ann.block.start:
+                self._announced_ended(items)
+                ann = None
+        if not self._dormant and self._held:
+            self._held = []
+        self._after(n)
 
     def feed_lines(self, lines: Sequence[str], *, last: bool = False, joined: str | None = None) -> None:
         """Read the next complete lines of the reply (without their line endings): one batch.
@@ -276,8 +319,8 @@ class ReplyReader:
             markers = self._markers
             for n in loud:
                 line = lines[n - 1]
-                if "<<<<<" in line or ">>>>>" in line:
-                    markers.count(line, n)
+                if ("SEARCH" in line and "<<<<<" in line) or ("REPLACE" in line and ">>>>>" in line):
+                    markers.count(line, n)  # (a line without both cannot be a marker it counts)
         self._feed_families(loud, loud_text)
 
     def _feed_families(self, loud: list[int], loud_text: str | None = None) -> None:
@@ -334,50 +377,23 @@ class ReplyReader:
             return True
         return False
 
-    def _read_loud_line(self, line: str, n: int) -> None:
-        """:meth:`_read_loud` for one line, the usual case while a reply streams."""
-        self._route = None
-        self._last_loud = n
-        if "<<<<<" in line or ">>>>>" in line:
-            self._markers.count(line, n)
-        if self._dormant:
-            self._held.append(n)
-            if self._any_wake.match(line) is not None:
-                # The batch reader wakes the parsers this line wakes and feeds them every loud line so far.
-                self._held.pop()
-                self._feed_families([n])
-                return
-        ann = self._open
-        for fam in self._awake:
-            parser = fam.parser
-            items = parser.feed(line, n)
-            if items or (ann is not None and ann.family is fam):
-                if self._fed(fam, items, n, ann):
-                    ann = None
-            elif parser.in_block():
-                # :meth:`_fed` for the usual line: no item completed, the announced block not this family's.
-                if fam.start is None:
-                    opened = parser.open_start()
-                    fam.start = opened if opened is not None else n
-            else:
-                fam.start = None
-        if not self._dormant:
-            self._held = []
-
     def _after(self, n: int) -> None:
         """Lines up to ``n`` are read: settle what no family can still precede."""
         limit = n + 1
+        inside = False
         for fam in self._awake:
             start = fam.start
-            if start is not None and start < limit:
-                limit = start
+            if start is not None:
+                inside = True
+                if start < limit:
+                    limit = start
         self._idle = limit > n
         if self._candidates or self._pending_warnings:
             self._settle(limit)
         elif self._scanned < limit - 1:
             self._scan_shell(limit - 1)  # all _settle would do
-        if self._track and self._open is None:
-            self._announce()
+        if self._track and self._open is None and inside:
+            self._announce()  # (with no family inside a block there is nothing to announce)
 
     def close(self) -> None:
         """The reply is complete: report unfinished blocks and settle everything."""
@@ -426,23 +442,27 @@ class ReplyReader:
     def report_progress(self) -> None:
         """Report the lines added to the announced open block since its last report (track mode)."""
         ann = self._open
-        stored = len(self.lines)
-        if ann is None or ann.store_len == stored:
+        if ann is None:
             return
-        one_quiet_line = ann.store_len == stored - 1 and self._last_loud != stored
+        stored = len(self.lines)
+        reported = ann.store_len
+        if reported == stored:
+            return
         ann.store_len = stored
         block = ann.block
         old, new = block.old, block.new
+        old_seen, new_seen = ann.old_seen, ann.new_seen
         n_old, n_new = len(old), len(new)
-        if n_old > ann.old_seen or n_new > ann.new_seen:
-            grew = (n_old - ann.old_seen, n_new - ann.new_seen)
-            old_added = "\n".join(old[ann.old_seen :]) + "\n" if n_old > ann.old_seen else ""
-            new_added = "\n".join(new[ann.new_seen :]) + "\n" if n_new > ann.new_seen else ""
+        if n_old > old_seen or n_new > new_seen:
+            old_added = "\n".join(old[old_seen:]) + "\n" if n_old > old_seen else ""
+            new_added = "\n".join(new[new_seen:]) + "\n" if n_new > new_seen else ""
             ann.old_seen, ann.new_seen = n_old, n_new
-            if one_quiet_line and grew in _ROUTES:
-                # The block's texts grow by this line; so they will by each quiet line until the
-                # next line a parser is fed (see StreamParser's short way for one line).
-                self._route = grew
+            if reported == stored - 1 and self._last_loud != stored:
+                # The block's texts grow by this quiet line; so they will by each quiet line until
+                # the next line a parser is fed (see _EventReader.feed_one's short way).
+                route = _ROUTES.get((n_old - old_seen, n_new - new_seen))
+                if route is not None:
+                    self._route = route
             self.progress(block.path, block.format, block.start, old_added, new_added)
 
     # -- internals ----------------------------------------------------------------
@@ -560,15 +580,16 @@ class ReplyReader:
         assert ann is not None
         self._open = None
         block = ann.block
-        if any(isinstance(item, EditBlock) and item.line_number == block.start for item in items):
-            self._waiting[(ann.family.index, block.start)] = (block.path, block.format, ann.old_seen, ann.new_seen)
-        else:
-            self.abandoned(block.path, block.format, block.start)
+        for item in items:
+            if isinstance(item, EditBlock) and item.line_number == block.start:
+                self._waiting[(ann.family.index, block.start)] = (block.path, block.format, ann.old_seen, ann.new_seen)
+                return
+        self.abandoned(block.path, block.format, block.start)
 
     def _announce(self) -> None:
         """Announce the earliest open block, unless it lies in a kept block."""
         leader: _Family | None = None
-        for fam in self._families:
+        for fam in self._awake:  # (a dormant family has no block)
             if fam.start is not None and fam.start > self._last_end and (leader is None or fam.start < leader.start):  # type: ignore[operator]
                 leader = fam
         if leader is None:
@@ -608,6 +629,28 @@ def _content_or_warning(block: EditBlock, content: str) -> EditBlock | ParseWarn
     )
 
 
+def loud_starts(loud_line: re.Pattern[str]) -> frozenset[str]:
+    """The characters a line matched by ``loud_line`` starts with after white space.
+
+    ``loud_line`` is ``\\s*[...]`` (see :func:`~editblocks.formats.loud_patterns`), and
+    ``str.lstrip`` strips exactly the characters ``\\s`` matches, so
+    ``line.lstrip()[:1] in loud_starts(loud_line)`` is ``loud_line.match(line) is not None``.
+    """
+    found = _LOUD_STARTS.get(loud_line)
+    if found is None:
+        pattern = loud_line.pattern
+        chars = re.sub(r"\\(.)", r"\1", pattern[4:-1], flags=re.DOTALL)
+        if pattern != r"\s*[" + re.escape(chars) + "]" or loud_line.flags != re.UNICODE:
+            raise ValueError(f"not a loud-line pattern: {pattern!r}")
+        if any(c.isspace() for c in chars):
+            raise ValueError(f"a loud line cannot start with white space: {pattern!r}")
+        found = _LOUD_STARTS[loud_line] = frozenset(chars)
+    return found
+
+
+_LOUD_STARTS: dict[re.Pattern[str], frozenset[str]] = {}
+
+
 def _wakes_line(parser: LineParser, line: str) -> bool:
     """True when ``line`` wakes ``parser``."""
     return parser.wake is None or parser.wake.match(line) is not None
@@ -639,11 +682,20 @@ def _text_wake(wake: re.Pattern[str]) -> re.Pattern[str]:
     return found
 
 
-_ROUTES = frozenset({(1, 0), (0, 1), (1, 1)})
+ROUTE_OLD, ROUTE_NEW, ROUTE_BOTH = (1, 0), (0, 1), (1, 1)
+"""The routes of a quiet line (see ``ReplyReader._route``): it grows the searched text, the
+replacing text, or both. ``_route`` is always one of these objects, so ``is`` tells them apart."""
+_ROUTES = {r: r for r in (ROUTE_OLD, ROUTE_NEW, ROUTE_BOTH)}
 
 
 def _drop_lines(text: str, count: int) -> str:
     """``text`` without its first ``count`` lines."""
+    if count == 0:
+        return text
+    ends = text.count("\n")
+    if ends <= count:
+        # The usual case in a stream: every line but maybe an unended last one was reported.
+        return text[text.rfind("\n") + 1 :] if ends == count else ""
     pos = 0
     for _ in range(count):
         pos = text.find("\n", pos) + 1

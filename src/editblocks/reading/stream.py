@@ -34,6 +34,8 @@ from typing import Any
 
 from editblocks.errors import EditblocksError
 from editblocks.models import EditBlock, ParsedReply, ParseWarning
+from editblocks.reading.reader import ROUTE_NEW as _NEW
+from editblocks.reading.reader import ROUTE_OLD as _OLD
 from editblocks.reading.reader import ReplyReader
 
 
@@ -113,8 +115,6 @@ class ShellSuggestion:
     command: str
 
 
-_STR, _BYTES, _CLOSED = 0, 1, 2
-
 Event = BlockStarted | BlockProgress | BlockCompleted | BlockAbandoned | ParseWarningEvent | ShellSuggestion
 
 
@@ -174,7 +174,7 @@ class _EventReader(ReplyReader):
         :attr:`_route`), and a quiet line outside every block with nothing in it for
         the shell scan.
         """
-        if self._loud_line.match(line) is None:
+        if line.lstrip()[:1] not in self._loud_start:  # (the loud-line test, see ReplyReader)
             route = self._route
             if route is not None:
                 self.lines.append(line)
@@ -184,23 +184,31 @@ class _EventReader(ReplyReader):
                 ann = self._open
                 assert ann is not None
                 ann.store_len = n
-                ann.old_seen += route[0]
-                ann.new_seen += route[1]
                 text = line + "\n"
                 block = ann.block
-                return [
-                    BlockProgress(
-                        block.path, block.format, block.start, text if route[0] else "", text if route[1] else ""
-                    )
-                ]
+                if route is _OLD:
+                    ann.old_seen += 1
+                    return [BlockProgress(block.path, block.format, block.start, text, "")]
+                ann.new_seen += 1
+                if route is _NEW:
+                    return [BlockProgress(block.path, block.format, block.start, "", text)]
+                ann.old_seen += 1
+                return [BlockProgress(block.path, block.format, block.start, text, text)]
             n = self.line_count
             if self._open is None and self._scanned == n and "`" not in line and self._shell.shell is None:
                 self.lines.append(line)
                 self.line_count = self._scanned = n + 1
                 return []
-        self.feed_line(line)
-        self.report_progress()
-        return self.drain()
+            self.feed_line(line)
+        else:
+            self.feed_loud_line(line)
+        if self._open is not None:  # (there is no progress to report without an announced block)
+            self.report_progress()
+        events = self.events  # drain(), inline
+        if events:
+            self.events = []
+            return events
+        return []
 
 
 class ReplyDecodeError(EditblocksError, ValueError):
@@ -240,9 +248,15 @@ class StreamParser:
 
     def __init__(self, format: str | None = None) -> None:
         self._reader = _EventReader(format)
-        self._mode = _STR
+        self._kind: type | None = str
+        """The kind of chunk arriving (``str`` or ``bytes``; None once closed): a chunk of this
+        exact class takes :meth:`feed`'s short ways, any other goes through :meth:`_feed_other`."""
+        self._newline: Any = "\n"
+        """What ``in`` finds a line ending with in that kind: ``"\\n"``, or the byte's value 10
+        (``10 in data`` is a plain byte search, much quicker than ``b"\\n" in data``)."""
         # Pieces of the unfinished last line: str pieces, or bytes pieces while bytes arrive
-        # (after ``_prefix``, the part that arrived as str before the first bytes chunk).
+        # (after ``_prefix``, the part that arrived as str before the first bytes chunk). One list
+        # for the parser's life, emptied when a line is complete.
         self._tail: list[Any] = []
         self._prefix = ""
         self._decoded = 0
@@ -250,7 +264,7 @@ class StreamParser:
 
     @property
     def closed(self) -> bool:
-        return self._mode == _CLOSED
+        return self._kind is None
 
     @property
     def line_count(self) -> int:
@@ -259,81 +273,131 @@ class StreamParser:
 
     def feed(self, chunk: str | bytes | bytearray | memoryview) -> list[Event]:
         """Read the next piece of the reply; returns the events it completes."""
+        if chunk.__class__ is self._kind and self._newline not in chunk:
+            # Most small chunks end no line: they only wait for the rest of it (this short
+            # function is what such a chunk costs).
+            self._tail.append(chunk)
+            return []
+        return self._feed_lines(chunk)
+
+    def _feed_lines(self, chunk: str | bytes | bytearray | memoryview) -> list[Event]:
+        """:meth:`feed` for a chunk that ends a line, or is of another kind than the last."""
         kind = chunk.__class__
-        mode = self._mode
-        if kind is bytes and mode == _BYTES:
-            # Bytes are split into lines before decoding: b"\n" never occurs inside a UTF-8
-            # character, so each decoded run of lines ends on a character boundary.
-            data: bytes = chunk  # type: ignore[assignment]
-            end = data.rfind(b"\n")
-            if end < 0:
-                self._tail.append(data)
-                return []
-            tail = self._tail
-            if tail:
-                tail.append(data[: end + 1])
-                raw = b"".join(tail)
-            else:
-                raw = data[: end + 1]
-            rest_b = data[end + 1 :]
-            self._tail = [rest_b] if rest_b else []
-            text = self._decode(raw)
-            if self._prefix:
-                text = self._prefix + text
-                self._prefix = ""
-        elif kind is str and mode == _STR:
+        if kind is not self._kind:
+            return self._feed_other(chunk)
+        tail = self._tail
+        if kind is str:
             piece: str = chunk  # type: ignore[assignment]
+            head, _, rest = piece.partition("\n")
+            if "\n" not in rest:
+                # Exactly one line ends in the chunk, the usual case for small chunks: it goes
+                # straight to the reader, as _read_text would send it.
+                if tail:
+                    tail.append(head)
+                    line = "".join(tail)
+                    tail.clear()
+                else:
+                    line = head
+                if rest:
+                    tail.append(rest)
+                if "\r" in line and line.endswith("\r"):
+                    line = line[:-1]
+                return self._reader.feed_one(line)
             end = piece.rfind("\n")
-            if end < 0:
-                self._tail.append(piece)
-                return []
-            tail = self._tail
             if tail:
                 tail.append(piece[: end + 1])
                 text = "".join(tail)
+                tail.clear()
             else:
                 text = piece[: end + 1]
-            rest = piece[end + 1 :]
-            self._tail = [rest] if rest else []
+            if end + 1 < len(piece):
+                tail.append(piece[end + 1 :])
+            return self._read_text(text)
+        # Bytes are split into lines before decoding: b"\n" never occurs inside a UTF-8
+        # character, so each decoded run of lines ends on a character boundary.
+        data: bytes = chunk  # type: ignore[assignment]
+        head_b, _, rest_b = data.partition(b"\n")
+        if 10 not in rest_b:
+            # One line, as for str above; only its bytes are joined and decoded (decoding them
+            # with the line ending or without fails at the same byte).
+            if tail:
+                tail.append(head_b)
+                raw = b"".join(tail)
+                tail.clear()
+            else:
+                raw = head_b
+            if rest_b:
+                tail.append(rest_b)
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ReplyDecodeError(self._decoded + exc.start, raw[exc.start]) from None
+            self._decoded += len(raw) + 1
+            if self._prefix:
+                line = self._prefix + line
+                self._prefix = ""
+            if "\r" in line and line.endswith("\r"):
+                line = line[:-1]
+            return self._reader.feed_one(line)
+        end = data.rfind(b"\n")
+        if tail:
+            tail.append(data[: end + 1])
+            raw = b"".join(tail)
+            tail.clear()
         else:
-            return self._feed_other(chunk, kind, mode)
-        reader = self._reader
-        if text.find("\n") == len(text) - 1:
-            # One line, the usual case for small chunks.
-            return reader.feed_one(text[:-2] if text.endswith("\r\n") else text[:-1])
+            raw = data[: end + 1]
+        if end + 1 < len(data):
+            tail.append(data[end + 1 :])
+        text = self._decode(raw)
+        if self._prefix:
+            text = self._prefix + text
+            self._prefix = ""
+        return self._read_text(text)
+
+    def _read_text(self, text: str) -> list[Event]:
+        """Read ``text``, two complete lines or more, each with its line ending."""
         lines = text.split("\n")
         lines.pop()  # the empty text after the last line ending
+        if "\r" in text:
+            lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+        reader = self._reader
         if len(lines) > 4:
-            return self._read(lines)
+            # Many lines: one batch.
+            reader.feed_lines(lines)
+            reader.report_progress()
+            return reader.drain()
         # A few lines (a blank line and the next, say): each the way of one line.
-        events = reader.feed_one(lines[0][:-1] if lines[0].endswith("\r") else lines[0])
+        feed_one = reader.feed_one
+        events = feed_one(lines[0])
         for line in lines[1:]:
-            events += reader.feed_one(line[:-1] if line.endswith("\r") else line)
+            events += feed_one(line)
         return events
 
-    def _feed_other(self, chunk: str | bytes | bytearray | memoryview, kind: type, mode: int) -> list[Event]:
+    def _feed_other(self, chunk: str | bytes | bytearray | memoryview) -> list[Event]:
         """:meth:`feed` for a chunk of another kind than the last, or after :meth:`close`."""
-        if mode == _CLOSED:
+        if self._kind is None:
             raise ValueError("feed() after close()")
         if isinstance(chunk, str):
-            if mode == _BYTES:
+            if self._kind is bytes:
                 self._to_str()
             return self.feed(str.__str__(chunk))
         if isinstance(chunk, (bytes, bytearray, memoryview)):
-            if mode == _STR:
-                self._prefix, self._tail, self._mode = "".join(self._tail), [], _BYTES
+            if self._kind is str:
+                self._prefix = "".join(self._tail)
+                self._tail.clear()
+                self._kind, self._newline = bytes, 10
             return self.feed(bytes(chunk))
-        raise TypeError(f"StreamParser.feed expects str or bytes, not {kind.__name__}")
+        raise TypeError(f"StreamParser.feed expects str or bytes, not {chunk.__class__.__name__}")
 
     def close(self) -> list[Event]:
         """The reply has ended: returns the last events (truncated blocks become warnings)."""
-        if self._mode == _CLOSED:
+        if self._kind is None:
             return []
-        if self._mode == _BYTES:
+        if self._kind is bytes:
             self._to_str()
-        self._mode = _CLOSED
+        self._kind = None
         last = "".join(self._tail)
-        self._tail = []
+        self._tail.clear()
         if last:
             self._reader.feed_line(last)
         self._reader.close()
@@ -352,9 +416,11 @@ class StreamParser:
             decoded = data.decode("utf-8", "replace")
         self._decoded += len(data)
         text = self._prefix + decoded
-        self._tail = [text] if text else []
+        self._tail.clear()
+        if text:
+            self._tail.append(text)
         self._prefix = ""
-        self._mode = _STR
+        self._kind, self._newline = str, "\n"
 
     def _decode(self, data: bytes) -> str:
         try:
@@ -363,14 +429,6 @@ class StreamParser:
             raise ReplyDecodeError(self._decoded + exc.start, data[exc.start]) from None
         self._decoded += len(data)
         return text
-
-    def _read(self, lines: list[str]) -> list[Event]:
-        """Read several complete lines (each may still end in the CR of a CRLF)."""
-        if any(line.endswith("\r") for line in lines):
-            lines = [line[:-1] if line.endswith("\r") else line for line in lines]
-        self._reader.feed_lines(lines)
-        self._reader.report_progress()
-        return self._reader.drain()
 
     def partial(self) -> PartialBlock | None:
         """The announced block still being written, with all its text so far, or None."""
