@@ -767,3 +767,28 @@ def test_a_deletion_whose_kept_line_was_copied_cut_short_is_not_already_applied(
         assert (tmp_path / "m.py").read_text(encoding="utf-8") == text or res.status is EditStatus.APPLIED
         tried += 1
     assert tried
+
+
+@pytest.mark.parametrize("module", ["argparse.py", "inspect.py", "difflib.py"])
+@pytest.mark.parametrize("change", ["delete", "rewrite"])
+def test_a_one_line_edit_applied_again_does_not_edit_its_twin_at_another_nesting(
+    tmp_path: Path, module: str, change: str
+) -> None:
+    """A line whose text stands at two indentations: the edit made once, applying it again must not
+    carry it onto the other one."""
+    text = _stdlib(module)
+    lines = text.splitlines()
+    by_text: dict[str, set[str]] = {}
+    for x in lines:
+        if len(x.split()) >= 3:
+            by_text.setdefault(x.strip(), set()).add(x)
+    twins = [x for shapes in by_text.values() if len(shapes) > 1 for x in sorted(shapes) if text.count(x + "\n") == 1]
+    assert twins
+    for line in twins[:6]:
+        (tmp_path / "m.py").write_text(text, encoding="utf-8")
+        block = EditBlock("m.py", line + "\n", "" if change == "delete" else line + "  # checked\n")
+        assert editblocks.apply_edits([block], tmp_path, journal=False).results[0].status is EditStatus.APPLIED
+        once = (tmp_path / "m.py").read_text(encoding="utf-8")
+        again = editblocks.apply_edits([block], tmp_path, journal=False).results[0]
+        assert again.status is not EditStatus.APPLIED, (line, again.strategy)
+        assert (tmp_path / "m.py").read_text(encoding="utf-8") == once

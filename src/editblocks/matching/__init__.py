@@ -166,7 +166,9 @@ def locate(
             # '...' lines that are not elisions (doctest continuation lines): let similarity try.
             elision_failure = found
         elif isinstance(found, Match) and not found.already_applied and replace.strip():
-            return _made_elsewhere(text, replace, found) or found
+            return _made_elsewhere(text, replace, found) or _other_nesting(view, s_lines, found) or found
+        elif isinstance(found, Match) and not found.already_applied:
+            return _other_nesting(view, s_lines, found) or found
         elif found is not None:
             return found
     applied = _applied_elsewhere(text, search, replace, view if level != "exact" else None)
@@ -294,6 +296,28 @@ def _applied_elsewhere(text: str, search: str, replace: str, view: FileView | No
         if cands:
             return None
     return None
+
+
+def _other_nesting(view: FileView, search: list[str], found: Match) -> MatchFailure | None:
+    """SEARCH of one line, copied with an indentation the file's line does not have (nor none at
+    all, a copy that lost it): the same text at another nesting is another line, as when a reply
+    is applied again and the line it edited is gone. Refused as uncertain; None otherwise."""
+    lines = [x for x in search if x.strip()]
+    if found.strategy != "indentation" or len(lines) != 1:
+        return None
+    model = lines[0]
+    there = next((x for x in view.lines[found.line - 1 :] if x.strip()), "")
+    mine, theirs = model[: len(model) - len(model.lstrip())], there[: len(there) - len(there.lstrip())]
+    if not mine or mine == theirs:
+        return None
+    return MatchFailure(
+        f"SEARCH's line is indented {len(mine)} columns, and the file has it only at line {found.line}, indented "
+        f"{len(theirs)}: the same text at another nesting may be another line (an edit made already, say). Copy the "
+        "line exactly from the place meant, with a line around it that tells the places apart",
+        "ambiguous",
+        found.line,
+        candidates=[found.line],
+    )
 
 
 def _made_elsewhere(text: str, replace: str, found: Match, *, once: bool = True) -> MatchFailure | None:
