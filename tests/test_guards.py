@@ -792,3 +792,26 @@ def test_a_one_line_edit_applied_again_does_not_edit_its_twin_at_another_nesting
         again = editblocks.apply_edits([block], tmp_path, journal=False).results[0]
         assert again.status is not EditStatus.APPLIED, (line, again.strategy)
         assert (tmp_path / "m.py").read_text(encoding="utf-8") == once
+
+
+@pytest.mark.parametrize("module", ["textwrap.py", "calendar.py", "shlex.py"])
+def test_search_missing_a_line_is_not_already_applied_by_a_copy_elsewhere(tmp_path: Path, module: str) -> None:
+    """SEARCH copied with a line missing, and the intended result already standing elsewhere
+    (pasted there): the line the edit rewrites still stands at its place, among the lines it keeps."""
+    base = _stdlib(module)
+    lines = base.splitlines()
+    tried = 0
+    for i in range(30, len(lines) - 4, max(1, len(lines) // 12)):
+        a, b, c, d = lines[i : i + 4]
+        if not all(len(x.split()) >= 2 for x in (a, b, c, d)) or base.count(f"{a}\n{b}\n{c}\n{d}\n") != 1:
+            continue
+        intended = f"{a}\n{b}\n{c}  # checked\n{d}\n"
+        text = base + "\n\n" + intended
+        search = f"{a}\n{c}\n{d}\n"  # the second line left out
+        if text.count(search):
+            continue
+        (tmp_path / "m.py").write_text(text, encoding="utf-8")
+        (res,) = editblocks.apply_edits([EditBlock("m.py", search, intended)], tmp_path, journal=False).results
+        assert res.status is not EditStatus.ALREADY_APPLIED, (search, res.status)
+        tried += 1
+    assert tried

@@ -610,6 +610,11 @@ def searched_elsewhere(view: FileView, search: list[str], applied: Match) -> Mat
     reordered = _reordered_elsewhere(view, search, first, end)
     if reordered is not None:
         return _line_against(view, applied, reordered, "and the lines around it are SEARCH's lines in another order")
+    left = _removed_apart(view, search, first, end)
+    if left is not None:
+        return _line_against(
+            view, applied, left, "stands apart from it, among lines SEARCH has, as a line the edit removes"
+        )
     for region in ranked_regions(view, search, limit=3)[0]:
         if region.score is None:
             continue
@@ -652,6 +657,35 @@ def searched_elsewhere(view: FileView, search: list[str], applied: Match) -> Mat
     s, r = {x.strip() for x in search if x.strip()}, {x.strip() for x in view.lines[first:end]}
     near = _removed_near(view, s - r, first, end) if not s & r else None
     return None if near is None else _line_against(view, applied, near, "near it is a line the edit removes")
+
+
+def _removed_apart(view: FileView, search: list[str], first: int, end: int) -> int | None:
+    """A file line apart from the REPLACE text at ``first:end`` that is a line the edit removes (as
+    the file has it, or the model's copy of it cut short) with every line the edit keeps (of two
+    words or more) standing within SEARCH's length of it: the code the edit was meant for,
+    unedited, its lines copied out of order or with one missing. None when there is none."""
+    own = {x for x in view.stripped[first:end] if x}
+    models = [x.strip() for x in search if x.strip()]
+    kept = {m for m in models if m in own and len(_WORDS.findall(m)) > 1}
+    removed = [m for m in models if m not in own and len(_WORDS.findall(m)) > 1][:LONGEST_WORDS]
+    if not removed or not (kept or len(removed) > 1):
+        return None
+    span = len(search) + 1
+    for model in removed:
+        for k in _holding(view, model):
+            if first - span <= k < end + span:
+                continue  # beside the REPLACE text: see _removed_beside
+            line = view.stripped[k]
+            if not (line.startswith(model) or line.endswith(model)):
+                continue
+            near = view.stripped[max(0, k - span) : k + span + 1]
+            if kept and kept <= set(near):
+                return k
+            # The edit keeps none of them: every line it removes standing there (a copy cut short
+            # or missing a word counts).
+            if not kept and all(any(x == m or _piece_of(m, x) for x in near) for m in removed):
+                return k
+    return None
 
 
 def _reordered_elsewhere(view: FileView, search: list[str], first: int, end: int) -> int | None:
