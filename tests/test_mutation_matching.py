@@ -1469,6 +1469,12 @@ def test_a_change_inside_a_line_cut_short_keeps_the_unseen_words() -> None:
             "        that mixed-mode operations call an implementation whose",
             "        that mixed-mode line_7 either call an implementation whose",
         ),
+        # the same with a word inserted: the file has `None` where the copy lacks it
+        (
+            "            if named is not None and named not in ids:",
+            "            if named is not and named not in ids:",
+            "            if named is not None and checked not in ids:",
+        ),
         # the copy cut short, and the line rewritten: a few words kept by chance do not place the rest
         (
             "        # happen if a self.fp.read() is done (without a size) whether",

@@ -87,16 +87,17 @@ def merge_line(file_line: str, search_line: str, replace_line: str) -> str | Non
                 return None
             if i2 < len(s) and (to_file[i2] is None or to_file[i2] != end):
                 return None
-            # Beside words the file has and SEARCH lacks, the change must not bring those words
-            # too (the model restating a word its copy dropped: ``either either``).
-            new = set(_words(r[j1:j2]))
-            after_s = _word_at(s, i2, 1)
-            unseen = _words(f[end : to_file[after_s] if after_s < len(s) and to_file[after_s] is not None else len(f)])
-            before_s = _word_at(s, i1 - 1, -1)
-            start = to_file[before_s] if before_s >= 0 else None
-            unseen += _words(f[(start + 1 if start is not None else 0) : begin])
-            if new.intersection(unseen):
-                return None
+        # Beside words the file has and SEARCH lacks, the change must not bring those words too
+        # (the model restating a word its copy dropped: ``either either``, ``not None None``).
+        after_s, before_s = _word_at(s, i2, 1), _word_at(s, i1 - 1, -1)
+        stop = to_file[after_s] if after_s < len(s) else len(f)
+        start = to_file[before_s] if before_s >= 0 else -1
+        unseen = _words(f[(start + 1 if start is not None else 0) : begin]) + _words(
+            f[end : stop if stop is not None else len(f)]
+        )
+        if set(_words(r[j1:j2])).intersection(unseen):
+            return None
+        if i2 > i1:
             # At the edge of SEARCH the file may go on with words the model did not see (its copy
             # cut short): a change of SEARCH's last (or first) words is a change of what those
             # words follow (``== `` before an unseen ``1:``), or the model restating them.
