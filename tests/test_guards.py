@@ -815,3 +815,32 @@ def test_search_missing_a_line_is_not_already_applied_by_a_copy_elsewhere(tmp_pa
         assert res.status is not EditStatus.ALREADY_APPLIED, (search, res.status)
         tried += 1
     assert tried
+
+
+@pytest.mark.parametrize("module", ["calendar.py", "argparse.py", "shlex.py"])
+def test_search_shifted_whole_with_replace_in_the_files_indentation_is_never_indented_twice(
+    tmp_path: Path, module: str
+) -> None:
+    """SEARCH copied one level shallower throughout; REPLACE written as the file has it, with a
+    line (``else:``) that equals a shifted SEARCH line of another depth: not a sign of SEARCH's
+    indentation. The result is the intended file or a refusal."""
+    text = _stdlib(module)
+    lines = text.splitlines()
+    tried = 0
+    for i in range(len(lines) - 6):
+        span = lines[i : i + 6]
+        elses = {x[: len(x) - len(x.lstrip())] for x in span if x.strip() == "else:"}
+        if len(elses) < 2 or not all(x.startswith("    ") or not x.strip() for x in span):
+            continue
+        if text.count("\n".join(span) + "\n") != 1:
+            continue
+        search = "".join(x[4:] + "\n" for x in span)
+        replace = span[0] + "  # checked\n" + "".join(x + "\n" for x in span[1:])
+        (tmp_path / "m.py").write_text(text, encoding="utf-8")
+        (res,) = editblocks.apply_edits([EditBlock("m.py", search, replace)], tmp_path, journal=False).results
+        after = (tmp_path / "m.py").read_text(encoding="utf-8")
+        intended = text.replace("\n".join(span) + "\n", replace, 1)
+        assert after in (text, intended), (span, res.status)
+        assert (after == intended) == (res.status is EditStatus.APPLIED)
+        tried += 1
+    assert tried

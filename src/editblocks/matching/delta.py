@@ -7,6 +7,7 @@ are re-indented into the file's own style, keeping their relative indentation.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
@@ -195,19 +196,32 @@ def _merges(
 def _shows_search_frame(
     ops: Sequence[tuple[str, int, int, int, int]],
     search: Sequence[str],
+    replace: Sequence[str],
     window: Sequence[str],
     mapping: Sequence[int | None],
 ) -> bool:
     """REPLACE repeats as it is a SEARCH line indented unlike its file line: REPLACE is written in
-    SEARCH's indentation (a repeated line indented as the file has it tells nothing)."""
-    for tag, i1, i2, _, _ in ops:
+    SEARCH's indentation (a repeated line indented as the file has it tells nothing). A line
+    SEARCH has twice (an ``else:`` at two depths) tells nothing either, and REPLACE writing one
+    of SEARCH's shifted lines as the file has it shows the file's indentation: then neither."""
+    texts = Counter(x.strip() for x in search)
+    shifted = {
+        window[w]
+        for x, w in zip(search, mapping)
+        if x.strip() and w is not None and indent_of(x) != indent_of(window[w])
+    }
+    shows = False
+    for tag, i1, i2, j1, j2 in ops:
         if tag != "equal":
+            if any(line in shifted for line in replace[j1:j2]):
+                return False  # a line as the file has it, where SEARCH's is shifted
             continue
         for k in range(i1, i2):
             w = mapping[k]
-            if search[k].strip() and w is not None and indent_of(search[k]) != indent_of(window[w]):
-                return True
-    return False
+            line = search[k]
+            if line.strip() and w is not None and indent_of(line) != indent_of(window[w]) and texts[line.strip()] == 1:
+                shows = True
+    return shows
 
 
 def _check_frame(
@@ -265,7 +279,7 @@ def apply_delta(
         None, [x.rstrip() for x in search], [x.rstrip() for x in replace], autojunk=False
     ).get_opcodes()
     if not reindent.identical:
-        reindent.search_frame = _shows_search_frame(ops, search, window, mapping)
+        reindent.search_frame = _shows_search_frame(ops, search, replace, window, mapping)
         _check_frame(ops, search, replace, window, mapping, reindent.search_frame)
     merged = _merges(ops, search, replace, window, mapping)
     mapped = [k for k, w in enumerate(mapping) if w is not None and search[k].strip()]
