@@ -844,3 +844,31 @@ def test_search_shifted_whole_with_replace_in_the_files_indentation_is_never_ind
         assert (after == intended) == (res.status is EditStatus.APPLIED)
         tried += 1
     assert tried
+
+
+@pytest.mark.parametrize("module", ["string.py", "textwrap.py", "shlex.py"])
+def test_a_line_added_beside_a_search_line_that_lost_its_indentation_is_never_misplaced(
+    tmp_path: Path, module: str
+) -> None:
+    """SEARCH's second line copied at column 0 (REPLACE repeating it so), and a new line added
+    right above it: it goes where the model meant (the file's indentation of that line) or the
+    block is refused; never at column 0, never nested elsewhere."""
+    text = _stdlib(module)
+    lines = text.splitlines()
+    tried = 0
+    for i in range(0, len(lines) - 3, max(1, len(lines) // 40)):
+        a, b, c = lines[i : i + 3]
+        ind = b[: len(b) - len(b.lstrip())]
+        if not (a.strip() and b.strip() and c.strip() and ind and a.startswith("    ")):
+            continue
+        if text.count(f"{a}\n{b}\n{c}\n") != 1:
+            continue
+        search = f"{a}\n{b.strip()}\n{c}\n"
+        replace = f"{a}\nnote_value()\n{b.strip()}\n{c}\n"
+        (tmp_path / "m.py").write_text(text, encoding="utf-8")
+        (res,) = editblocks.apply_edits([EditBlock("m.py", search, replace)], tmp_path, journal=False).results
+        after = (tmp_path / "m.py").read_text(encoding="utf-8")
+        intended = text.replace(f"{a}\n{b}\n{c}\n", f"{a}\n{ind}note_value()\n{b}\n{c}\n", 1)
+        assert after in (text, intended), (a, b, res.status)
+        tried += 1
+    assert tried

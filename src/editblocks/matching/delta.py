@@ -320,6 +320,17 @@ def apply_delta(
                     continue
                 out.extend(window[w_pos:w])
                 w_pos = w + 1
+        if tag == "insert" and 0 < i1 < len(search) and any(x.strip() for x in replace[j1:j2]):
+            above, below = reindent.reference(i1 - 1), reindent.reference(i1)
+            if above is not None and below is not None and reindent.shift[above] != reindent.shift[below]:
+                # Between SEARCH lines shifted from the file's by different amounts (one copied
+                # with its indentation lost): which one the new lines are indented like is not certain.
+                raise DeltaError(
+                    f"the lines REPLACE adds go between SEARCH's lines {quote(search[above].strip(), 40)} and "
+                    f"{quote(search[below].strip(), 40)}, which are indented unlike each other compared with the file, "
+                    "so how to indent them is not certain. Copy SEARCH's lines exactly as the file has them, with their "
+                    "indentation"
+                )
         for t, line in enumerate(replace[j1:j2]):
             if j1 + t in merged:
                 line = indent_of(line) + merged[j1 + t]
