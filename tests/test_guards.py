@@ -872,3 +872,26 @@ def test_a_line_added_beside_a_search_line_that_lost_its_indentation_is_never_mi
         assert after in (text, intended), (a, b, res.status)
         tried += 1
     assert tried
+
+
+def test_a_reply_with_a_line_copied_without_indentation_applied_again_does_not_edit_a_near_twin(
+    tmp_path: Path,
+) -> None:
+    text = (
+        "def left(a, x, lo, hi, key=None):\n    if key is None:\n        while lo < hi:\n"
+        "            mid = (lo + hi) // 2\n            if x < a[mid]:\n                hi = mid\n"
+        "    else:\n        while lo < hi:\n            mid = (lo + hi) // 2\n            if x < key(a[mid]):\n"
+        "                hi = mid\n    return lo\n"
+    )
+    (tmp_path / "m.py").write_text(text)
+    block = EditBlock(
+        "m.py",
+        "            mid = (lo + hi) // 2\n            if x < a[mid]:\nhi = mid\n",
+        "            mid = (lo + hi) // 2\n            if x < a[result_index_value_here]:\nhi = mid\n",
+    )
+    assert editblocks.apply_edits([block], tmp_path).results[0].status is EditStatus.APPLIED
+    once = (tmp_path / "m.py").read_text()
+    assert "if x < a[result_index_value_here]:\n                hi = mid\n" in once
+    again = editblocks.apply_edits([block], tmp_path).results[0]
+    assert again.status is not EditStatus.APPLIED
+    assert (tmp_path / "m.py").read_text() == once

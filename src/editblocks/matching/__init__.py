@@ -191,7 +191,9 @@ def locate(
         if isinstance(found, Match) and not found.already_applied and replace.strip():
             # Only similar to SEARCH, while the REPLACE text stands exactly elsewhere: a reply
             # applied again would carry its change onto a near twin of the code it edited.
-            return _made_elsewhere(text, replace, found, once=False) or found
+            return (
+                _made_elsewhere(text, replace, found, once=False) or _loosely_elsewhere(view, r_lines, found) or found
+            )
         if found is not None:
             return found
     if elision_failure is not None:
@@ -296,6 +298,27 @@ def _applied_elsewhere(text: str, search: str, replace: str, view: FileView | No
         if cands:
             return None
     return None
+
+
+def _loosely_elsewhere(view: FileView, replace: list[str], found: Match) -> MatchFailure | None:
+    """A placement only similar to SEARCH, while the REPLACE text stands elsewhere equal but for
+    white space (a reply applied again whose SEARCH had a line copied without its indentation):
+    whether the edit was made there already is not certain. None otherwise."""
+    if not any(x.strip() for x in replace):
+        return None
+    first = found.line - 1
+    end = first + max(1, view.text.count("\n", found.start, found.end))
+    hits = [k for k in view.find("strip", str.strip, replace, limit=50) if not first <= k < end]
+    if not hits:
+        return None
+    return MatchFailure(
+        f"SEARCH is only similar to the lines at {found.line} ({found.strategy}), and the REPLACE text already stands "
+        f"at line {hits[0] + 1} (but for white space): whether the edit was made there already or is meant at line "
+        f"{found.line} is not certain. Copy the lines exactly from the place meant",
+        "ambiguous",
+        found.line,
+        candidates=sorted({found.line, hits[0] + 1}),
+    )
 
 
 def _other_nesting(view: FileView, search: list[str], found: Match) -> MatchFailure | None:
