@@ -322,7 +322,12 @@ def apply_delta(
                 w_pos = w + 1
         if tag == "insert" and 0 < i1 < len(search) and any(x.strip() for x in replace[j1:j2]):
             above, below = reindent.reference(i1 - 1), reindent.reference(i1)
-            if above is not None and below is not None and reindent.shift[above] != reindent.shift[below]:
+            if (
+                above is not None
+                and below is not None
+                and reindent.shift[above] != reindent.shift[below]
+                and not reindent.uniform(search, window, mapping)
+            ):
                 # Between SEARCH lines shifted from the file's by different amounts (one copied
                 # with its indentation lost): which one the new lines are indented like is not certain.
                 raise DeltaError(
