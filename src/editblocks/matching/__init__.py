@@ -165,10 +165,9 @@ def locate(
         if isinstance(found, MatchFailure) and found.kind == "elision":
             # '...' lines that are not elisions (doctest continuation lines): let similarity try.
             elision_failure = found
-        elif isinstance(found, Match) and not found.already_applied and replace.strip():
-            return _made_elsewhere(text, replace, found) or _other_nesting(view, s_lines, found) or found
         elif isinstance(found, Match) and not found.already_applied:
-            return _other_nesting(view, s_lines, found) or found
+            elsewhere = _made_elsewhere(text, replace, found) if replace.strip() else None
+            return elsewhere or _other_nesting(view, s_lines, found) or found
         elif found is not None:
             return found
     applied = _applied_elsewhere(text, search, replace, view if level != "exact" else None)
@@ -191,9 +190,7 @@ def locate(
         if isinstance(found, Match) and not found.already_applied and replace.strip():
             # Only similar to SEARCH, while the REPLACE text stands exactly elsewhere: a reply
             # applied again would carry its change onto a near twin of the code it edited.
-            return (
-                _made_elsewhere(text, replace, found, once=False) or _loosely_elsewhere(view, r_lines, found) or found
-            )
+            return _loosely_elsewhere(view, r_lines, found) or found
         if found is not None:
             return found
     if elision_failure is not None:
@@ -301,9 +298,10 @@ def _applied_elsewhere(text: str, search: str, replace: str, view: FileView | No
 
 
 def _loosely_elsewhere(view: FileView, replace: list[str], found: Match) -> MatchFailure | None:
-    """A placement only similar to SEARCH, while the REPLACE text stands elsewhere equal but for
-    white space (a reply applied again whose SEARCH had a line copied without its indentation):
-    whether the edit was made there already is not certain. None otherwise."""
+    """A placement only similar to SEARCH, while the REPLACE text stands elsewhere, exactly or but
+    for white space (a reply applied again, with a near twin of the code it edited, or with a
+    SEARCH line copied without its indentation): whether the edit was made there already is not
+    certain. None otherwise."""
     if not any(x.strip() for x in replace):
         return None
     first = found.line - 1
@@ -311,13 +309,16 @@ def _loosely_elsewhere(view: FileView, replace: list[str], found: Match) -> Matc
     hits = [k for k in view.find("strip", str.strip, replace, limit=50) if not first <= k < end]
     if not hits:
         return None
+    exact = [k for k in hits if view.lines[k : k + len(replace)] == replace]
+    at = (exact or hits)[0] + 1
+    how = "exactly" if exact else "but for white space"
     return MatchFailure(
-        f"SEARCH is only similar to the lines at {found.line} ({found.strategy}), and the REPLACE text already stands "
-        f"at line {hits[0] + 1} (but for white space): whether the edit was made there already or is meant at line "
-        f"{found.line} is not certain. Copy the lines exactly from the place meant",
+        f"SEARCH matches at line {found.line} ({found.strategy}), and the REPLACE text already stands {how} at line "
+        f"{at}: whether the edit was made there already or is meant at line {found.line} is not certain. Copy the "
+        "lines exactly from the place meant, with a line around them that tells the places apart",
         "ambiguous",
         found.line,
-        candidates=sorted({found.line, hits[0] + 1}),
+        candidates=sorted({found.line, at}),
     )
 
 
@@ -343,19 +344,13 @@ def _other_nesting(view: FileView, search: list[str], found: Match) -> MatchFail
     )
 
 
-def _made_elsewhere(text: str, replace: str, found: Match, *, once: bool = True) -> MatchFailure | None:
-    """SEARCH found only up to white space or indentation (or only similar, with ``once`` False),
-    while REPLACE stands exactly elsewhere (once, or with ``once`` False at all): the edit may be
-    made already (a reply applied again, with a copy of the code at another indentation, or a near
-    twin of it), or not; refused as uncertain."""
-    hits = find_all(text, replace, limit=2 if once else 50)
-    if once:
-        if len(hits) != 1 or found.start <= hits[0] < found.end:
-            return None
-    else:
-        hits = [h for h in hits if not found.start <= h < found.end and (h == 0 or text[h - 1] == "\n")]
-        if not hits:
-            return None
+def _made_elsewhere(text: str, replace: str, found: Match) -> MatchFailure | None:
+    """SEARCH found only up to white space or indentation, while REPLACE stands exactly elsewhere:
+    the edit may be made already (a reply applied again, with a copy of the code at another
+    indentation), or not; refused as uncertain."""
+    hits = find_all(text, replace, limit=2)
+    if len(hits) != 1 or found.start <= hits[0] < found.end:
+        return None
     line = line_of(text, hits[0])
     return MatchFailure(
         f"SEARCH matches at line {found.line} ({found.strategy}), and the REPLACE text already stands exactly at line "
@@ -374,9 +369,9 @@ def _removed_beside(view: FileView, search: list[str], first: int, end: int) -> 
     s = [x.strip() for x in search]
     r = [x.strip() for x in view.lines[first:end]]
     kept = [op for op in SequenceMatcher(None, s, r, autojunk=False).get_opcodes() if op[0] == "equal"]
-    in_replace = set(r)
     if not kept:
         return None  # (see searched_elsewhere: the lines near are looked at last)
+    in_replace = set(r)
     _, _, last_i, _, last_j = kept[-1]
     tail = [x for x in s[last_i:] if x and x not in in_replace]
     after = _nonblank(view, range(end, len(view.lines)), len(tail))
@@ -495,7 +490,8 @@ def _stands_elsewhere(view: FileView, search: list[str], first: int, end: int) -
         if starts is None:
             candidates = _lines_for(view, models, i)
         else:
-            candidates = [s + i for s in starts if _offered(view, models, i, s)]
+            words = _longest_words(model)
+            candidates = [s + i for s in starts if _offered(view, models, i, words, s)]
         for k in candidates:
             start = k - i
             if first - len(models) < start < end or start < 0 or start + len(models) > len(view.lines):
@@ -544,15 +540,15 @@ def _kept_starts(view: FileView, certain: list[tuple[int, set[str]]]) -> list[in
     return None if len(hits) >= HOLDING_LIMIT else [k - j for k in hits]
 
 
-def _offered(view: FileView, models: list[str], i: int, start: int) -> bool:
+def _offered(view: FileView, models: list[str], i: int, words: list[str], start: int) -> bool:
     """Whether the file's line that SEARCH line ``i`` would be at, SEARCH placed at ``start``, is
-    one :func:`_lines_for` offers: holding the line or one of its longest words, or put there by
-    another SEARCH line found verbatim."""
+    one :func:`_lines_for` offers: holding the line or one of its longest ``words``, or put there
+    by another SEARCH line found verbatim."""
     k = start + i
     if not 0 <= k < len(view.lines):
         return False
     line, model = view.lines[k], models[i]
-    if model in line or any(w in line for w in sorted(set(model.split()), key=len, reverse=True)[:LONGEST_WORDS]):
+    if model in line or any(w in line for w in words):
         return True
     stripped = view.stripped
     return any(
@@ -566,7 +562,7 @@ def _lines_for(view: FileView, models: list[str], i: int) -> list[int]:
     longest words (it cut short, or missing a word), those SEARCH's other lines found verbatim put in its
     place, and for a SEARCH of one line those most like it."""
     model = models[i]
-    by_word = [_holding(view, word) for word in sorted(set(model.split()), key=len, reverse=True)[:LONGEST_WORDS]]
+    by_word = [_holding(view, word) for word in _longest_words(model)]
     if by_word and len(by_word[0]) < HOLDING_LIMIT:
         # Every line holding the whole line holds its longest word, and those were all found:
         # no second pass over the file for the line.
@@ -583,6 +579,11 @@ def _lines_for(view: FileView, models: list[str], i: int) -> list[int]:
     if sum(1 for m in models if m) == 1:
         found += similar_lines(view, models[i], CHANGED_LINE_SIMILARITY, 8)
     return list(dict.fromkeys(found))
+
+
+def _longest_words(line: str) -> list[str]:
+    """The longest words of a line (:data:`LONGEST_WORDS` of them), longest first."""
+    return sorted(set(line.split()), key=len, reverse=True)[:LONGEST_WORDS]
 
 
 def _piece_score(model: str, line: str) -> float:

@@ -50,7 +50,7 @@ class Reindenter:
         """SEARCH's lines are shifted from the file's by different amounts (some copied with
         their indentation lost or changed): a new line placed by one of them is uncertain,
         unless REPLACE shows it is written in SEARCH's indentation (:attr:`search_frame`).
-        Worked out when a line is first re-indented."""
+        Worked out when first needed (see :meth:`mixed`)."""
         self.search_frame = False
         """REPLACE repeats, as SEARCH has it, a SEARCH line indented unlike its file line (set by
         :func:`apply_delta`, which compares the two)."""
@@ -76,6 +76,13 @@ class Reindenter:
                 return False
         return True
 
+    def mixed(self, search: Sequence[str], window: Sequence[str], mapping: Sequence[int | None]) -> bool:
+        """Whether SEARCH's lines are shifted by different amounts (not :meth:`uniform`), worked
+        out once."""
+        if self._mixed is None:
+            self._mixed = not self.uniform(search, window, mapping)
+        return self._mixed
+
     def reference(self, index: int) -> int | None:
         """The matched, non-blank search line nearest to search line ``index``."""
         if not self._known:
@@ -98,12 +105,11 @@ class Reindenter:
         s_ind, w_ind, r_ind = indent_of(search[ref]), indent_of(window[w]), indent_of(line)
         if r_ind == s_ind:
             return w_ind + body
-        if self._mixed is None:
-            self._mixed = not self.uniform(search, window, mapping)
+        mixed = self.mixed(search, window, mapping)
         if (
             len(s_ind) < len(w_ind) <= len(r_ind)
             and line != window[w]
-            and (self._mixed or sum(1 for x in search if x.strip()) == 1)
+            and (mixed or sum(1 for x in search if x.strip()) == 1)
         ):
             # Written at (or past) the file's indentation, beside a SEARCH line copied with less
             # than its own, where SEARCH's other lines show no frame (they are shifted otherwise,
@@ -113,7 +119,7 @@ class Reindenter:
                 "has that line with less indentation, so whether the new line keeps its indentation or moves with "
                 "SEARCH's is not certain. Copy SEARCH's lines exactly as the file has them, with their indentation"
             )
-        if self._mixed and not self.search_frame and s_ind != w_ind:
+        if mixed and not self.search_frame and s_ind != w_ind:
             if line == window[w]:
                 return line  # the file's own line, as the file has it
             # REPLACE's line may be written in the file's indentation or in SEARCH's (then
@@ -326,7 +332,7 @@ def apply_delta(
                 above is not None
                 and below is not None
                 and reindent.shift[above] != reindent.shift[below]
-                and not reindent.uniform(search, window, mapping)
+                and reindent.mixed(search, window, mapping)
             ):
                 # Between SEARCH lines shifted from the file's by different amounts (one copied
                 # with its indentation lost): which one the new lines are indented like is not certain.
