@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import editblocks
-from editblocks import EditBlock, EditStatus
+from editblocks import EditBlock, EditResult, EditStatus
 from editblocks.files.workspace import Workspace, WorkspaceError
 from editblocks.matching import CHANGED_LINE_SIMILARITY, FUZZY_MARGIN, Match, MatchFailure, locate
 from editblocks.matching.fuzzy import line_similarity
@@ -424,6 +424,13 @@ def test_a_search_line_that_lost_its_indentation_never_indents_the_change_twice(
 # -- "already applied" against near twins: a SEARCH line misremembered or cut short ---------------
 
 
+def _apply_once(tmp_path: Path, text: str, search: str, replace: str) -> EditResult:
+    """The result of one block on ``m.py`` holding ``text`` (no undo journal)."""
+    (tmp_path / "m.py").write_text(text, encoding="utf-8")
+    (res,) = editblocks.apply_edits([EditBlock("m.py", search, replace)], tmp_path, journal=False).results
+    return res
+
+
 def _stdlib(module: str) -> str:
     import os
 
@@ -615,10 +622,7 @@ def test_a_line_cut_inside_a_word_does_not_make_another_line_already_applied(tmp
         cut = line[: len(line) // 2]
         if cut.endswith(" ") or line[len(cut)] == " " or text.count(cut) != 1:
             continue  # cut at a word's edge, or found in another line: not this case
-        (tmp_path / "m.py").write_text(text, encoding="utf-8")
-        (res,) = editblocks.apply_edits(
-            [EditBlock("m.py", cut + "\n", replace + "\n")], tmp_path, journal=False
-        ).results
+        res = _apply_once(tmp_path, text, cut + "\n", replace + "\n")
         assert res.status is EditStatus.FAILED, (cut, replace, res.status)
         assert (tmp_path / "m.py").read_text(encoding="utf-8") == text
 
@@ -642,9 +646,8 @@ def test_a_deletion_whose_removed_line_still_stands_beside_is_not_already_applie
         for search in (f"{cut}\n{second}\n", f"{second}\n{first}\n"):
             if text.count(search) or cut.endswith(" "):
                 continue
-            (tmp_path / "m.py").write_text(text, encoding="utf-8")
             keep = second if search.startswith(cut) else first
-            (res,) = editblocks.apply_edits([EditBlock("m.py", search, keep + "\n")], tmp_path, journal=False).results
+            res = _apply_once(tmp_path, text, search, keep + "\n")
             assert res.status is EditStatus.FAILED, (search, res.status)
             assert (tmp_path / "m.py").read_text(encoding="utf-8") == text
             tried += 1
@@ -680,8 +683,7 @@ def test_a_deletion_whose_removed_line_lost_a_word_is_not_already_applied(tmp_pa
         search = f"{copy}\n{second}\n"
         if copy == first or text.count(search) or text.count(copy):
             continue
-        (tmp_path / "m.py").write_text(text, encoding="utf-8")
-        (res,) = editblocks.apply_edits([EditBlock("m.py", search, second + "\n")], tmp_path, journal=False).results
+        res = _apply_once(tmp_path, text, search, second + "\n")
         assert res.status is EditStatus.FAILED, (search, res.status)
         assert (tmp_path / "m.py").read_text(encoding="utf-8") == text
         tried += 1
@@ -698,9 +700,9 @@ def test_a_line_added_beside_a_one_line_search_short_of_its_indentation_is_refus
     text = _stdlib(module)
     lines = [x for x in text.splitlines() if x[:9].lstrip() == x[8:9] != "" and text.count(x.strip()) == 1][:10]
     for line in lines:
-        (tmp_path / "m.py").write_text(text, encoding="utf-8")
-        block = EditBlock("m.py", copied + line.strip() + "\n", f"{added}check_state()\n{copied}{line.strip()}\n")
-        (res,) = editblocks.apply_edits([block], tmp_path, journal=False).results
+        res = _apply_once(
+            tmp_path, text, copied + line.strip() + "\n", f"{added}check_state()\n{copied}{line.strip()}\n"
+        )
         assert res.status is EditStatus.FAILED, (line, res.status)
         assert (tmp_path / "m.py").read_text(encoding="utf-8") == text
     assert lines
@@ -718,8 +720,7 @@ def test_search_lines_swapped_are_not_already_applied_by_a_copy_elsewhere(tmp_pa
         search = f"{b}\n{a}\n"
         if text.count(search):
             continue
-        (tmp_path / "m.py").write_text(text, encoding="utf-8")
-        (res,) = editblocks.apply_edits([EditBlock("m.py", search, intended)], tmp_path, journal=False).results
+        res = _apply_once(tmp_path, text, search, intended)
         assert res.status is not EditStatus.ALREADY_APPLIED, (search, res.status)
         assert (tmp_path / "m.py").read_text(encoding="utf-8") == text or res.status is EditStatus.APPLIED
         tried += 1
@@ -741,9 +742,8 @@ def test_a_line_cut_to_a_piece_of_a_word_among_kept_lines_is_not_already_applied
         indent = b[: len(b) - len(b.lstrip())]
         intended = f"{a}\n{indent}return cls_{i}\n{c}\n"
         text = base + "\n\n" + intended  # the intended lines stand elsewhere already
-        (tmp_path / "m.py").write_text(text, encoding="utf-8")
         search = f"{a}\n{indent}{word[:3]}\n{c}\n"
-        (res,) = editblocks.apply_edits([EditBlock("m.py", search, intended)], tmp_path, journal=False).results
+        res = _apply_once(tmp_path, text, search, intended)
         assert res.status is not EditStatus.ALREADY_APPLIED, (search, res.status)
         tried += 1
     assert tried
@@ -761,8 +761,7 @@ def test_a_deletion_whose_kept_line_was_copied_cut_short_is_not_already_applied(
         search = f"{first}\n{cut}\n"
         if len(words) < 3 or text.count(search) or text.count(cut + "\n"):
             continue
-        (tmp_path / "m.py").write_text(text, encoding="utf-8")
-        (res,) = editblocks.apply_edits([EditBlock("m.py", search, second + "\n")], tmp_path, journal=False).results
+        res = _apply_once(tmp_path, text, search, second + "\n")
         assert res.status is not EditStatus.ALREADY_APPLIED, (search, res.status)
         assert (tmp_path / "m.py").read_text(encoding="utf-8") == text or res.status is EditStatus.APPLIED
         tried += 1
@@ -810,8 +809,7 @@ def test_search_missing_a_line_is_not_already_applied_by_a_copy_elsewhere(tmp_pa
         search = f"{a}\n{c}\n{d}\n"  # the second line left out
         if text.count(search):
             continue
-        (tmp_path / "m.py").write_text(text, encoding="utf-8")
-        (res,) = editblocks.apply_edits([EditBlock("m.py", search, intended)], tmp_path, journal=False).results
+        res = _apply_once(tmp_path, text, search, intended)
         assert res.status is not EditStatus.ALREADY_APPLIED, (search, res.status)
         tried += 1
     assert tried
@@ -836,8 +834,7 @@ def test_search_shifted_whole_with_replace_in_the_files_indentation_is_never_ind
             continue
         search = "".join(x[4:] + "\n" for x in span)
         replace = span[0] + "  # checked\n" + "".join(x + "\n" for x in span[1:])
-        (tmp_path / "m.py").write_text(text, encoding="utf-8")
-        (res,) = editblocks.apply_edits([EditBlock("m.py", search, replace)], tmp_path, journal=False).results
+        res = _apply_once(tmp_path, text, search, replace)
         after = (tmp_path / "m.py").read_text(encoding="utf-8")
         intended = text.replace("\n".join(span) + "\n", replace, 1)
         assert after in (text, intended), (span, res.status)
@@ -865,8 +862,7 @@ def test_a_line_added_beside_a_search_line_that_lost_its_indentation_is_never_mi
             continue
         search = f"{a}\n{b.strip()}\n{c}\n"
         replace = f"{a}\nnote_value()\n{b.strip()}\n{c}\n"
-        (tmp_path / "m.py").write_text(text, encoding="utf-8")
-        (res,) = editblocks.apply_edits([EditBlock("m.py", search, replace)], tmp_path, journal=False).results
+        res = _apply_once(tmp_path, text, search, replace)
         after = (tmp_path / "m.py").read_text(encoding="utf-8")
         intended = text.replace(f"{a}\n{b}\n{c}\n", f"{a}\n{ind}note_value()\n{b}\n{c}\n", 1)
         assert after in (text, intended), (a, b, res.status)
