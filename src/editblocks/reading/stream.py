@@ -328,11 +328,8 @@ class StreamParser:
                 raw = head_b
             if rest_b:
                 tail.append(rest_b)
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise ReplyDecodeError(self._decoded + exc.start, raw[exc.start]) from None
-            self._decoded += len(raw) + 1
+            line = self._decode(raw)
+            self._decoded += 1  # its line ending
             if self._prefix:
                 line = self._prefix + line
                 self._prefix = ""
