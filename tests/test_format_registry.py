@@ -159,3 +159,23 @@ def test_the_registry_is_as_before_without_it() -> None:
     assert {n for n, f in FORMATS.items() if f.can_delete} == {"patch", "udiff"}
     assert {n for n, f in FORMATS.items() if f.can_scope} == {"patch"}
     assert loud_characters() == "".join(sorted("<=>-«═»+`~#*@"))
+
+
+@pytest.mark.parametrize("name", sorted(FORMATS))
+def test_every_line_that_wakes_a_parser_holds_one_of_its_wake_words(name: str) -> None:
+    """The reader skips a dormant parser's wake search when no wake word is in the text, so a
+    wake line without one would leave the parser asleep and its blocks unread."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    parser = FORMATS[name].parser()
+    if parser.wake is None or not parser.wake_words:
+        return
+    words = parser.wake_words
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.from_regex(parser.wake))
+    def check(text: str) -> None:
+        assert any(word in text for word in words), (text, words)
+
+    check()

@@ -140,6 +140,10 @@ class LineParser(ABC):
     """Lines that can make the parser leave its starting state (its start markers, or a stray
     end marker it warns about). Until one occurs, the reader may hold back the other lines and
     replay them when it does: a parser must reach the same state either way."""
+    wake_words: ClassVar[tuple[str, ...]] = ()
+    """Literals one of which every line ``wake`` matches holds (none: no such promise). A text
+    that holds none of them holds no wake line, which a substring test tells faster than the
+    pattern."""
 
     owns_lines = True
     """Not bound to a reader's store: the parser stores the lines it is fed itself (and must

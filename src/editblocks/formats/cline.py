@@ -62,6 +62,7 @@ class ClineParser(MarkerParser):
     """Line state machine for ``------- SEARCH`` blocks; block texts come from the line store."""
 
     wake = re.compile(r"\s*(?:-{3,}\s*SEARCH|\+{3,}\s*REPLACE)")
+    wake_words = ("---", "+++")
     paths_class = ClinePaths
 
     def __init__(self) -> None:

@@ -44,6 +44,7 @@ class EditV2Parser(MarkerParser):
     """
 
     wake = START
+    wake_words = ("EDIT",)
 
     def __init__(self) -> None:
         super().__init__()

@@ -44,6 +44,7 @@ class EditV3Parser(MarkerParser):
     """
 
     wake = START
+    wake_words = ("«««",)
 
     def __init__(self) -> None:
         super().__init__()

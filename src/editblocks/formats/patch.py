@@ -106,6 +106,7 @@ class PatchParser(LineParser):
     """Reads apply_patch envelopes line by line from the line store (context lines are not fed)."""
 
     wake = BEGIN
+    wake_words = ("*** Begin Patch",)
 
     def __init__(self) -> None:
         self.lines: list[str] = []

@@ -91,6 +91,7 @@ class SearchReplaceParser(MarkerParser):
     """
 
     wake = re.compile(r"\s*(?:<{5,9}\s*(?:SEARCH|NEW_FILE)|>{5,9}\s*REPLACE)")
+    wake_words = ("<<<<<", ">>>>>")
 
     def __init__(self) -> None:
         super().__init__()

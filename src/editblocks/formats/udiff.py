@@ -165,6 +165,7 @@ class UdiffParser(LineParser):
 
     # File headers and hunks, and a ```diff fence (a git rename alone has no line the parser is fed).
     wake = re.compile(r"(?:---[ \t]+\S|\+\+\+[ \t]+\S|@@|\s*(?:`{3,}|~{3,})\s*(?:diff|patch)\s*$)")
+    wake_words = ("---", "+++", "@@", "diff", "patch")
 
     def __init__(self) -> None:
         self._paths = PathLookback()

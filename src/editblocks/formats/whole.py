@@ -93,6 +93,7 @@ class WholeParser(LineParser):
     """Reads fenced blocks that have their own path line; each is a complete file."""
 
     wake = re.compile(r"\s*(?:`{3,}|~{3,})")
+    wake_words = ("```", "~~~")
     format: ClassVar[str] = FORMAT
     """What the fence holds, for warnings."""
 
