@@ -8,6 +8,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import editblocks
 from editblocks import EditBlock, EditStatus
@@ -384,3 +386,44 @@ def test_a_one_word_line_restated_beside_the_span_is_refused() -> None:
         before, after, start, len(before), "if x:\n    return 1\n", "pass\nif x:\n    return 1\n", "indentation"
     )
     assert not verdict and "'pass'" in verdict.reason
+
+
+def _loose_places(text: str, needle: list[str]) -> list[tuple[int, int]]:
+    """Reference: (first, last) line indexes where ``needle`` occurs among the non-blank lines
+    of ``text``, each compared with its white space runs collapsed."""
+    kept = [(i, " ".join(x.split())) for i, x in enumerate(text.split("\n")) if x.strip()]
+    n = len(needle)
+    return [
+        (kept[k][0], kept[k + n - 1][0]) for k in range(len(kept) - n + 1) if [x for _, x in kept[k : k + n]] == needle
+    ]
+
+
+_FILLER = ["x = 1", "y = x", "  y  =  x", "return x", "x.append(x)", "", "if x:", "x = total_12"]
+_EDITED = ["x = 12", "z = x + 12", "return  total_1", "if x: total_12()", "x.append(x)", "y = x"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(_FILLER), max_size=150),
+    st.lists(st.sampled_from(_EDITED), min_size=1, max_size=3),
+    st.lists(st.sampled_from(_EDITED), min_size=1, max_size=3),
+    st.integers(0, 150),
+    st.one_of(st.none(), st.integers(0, 150)),
+)
+def test_already_applied_agrees_with_a_line_by_line_reading(
+    filler: list[str], search: list[str], replace: list[str], at: int, search_at: int | None
+) -> None:
+    """Whatever word the check finds places by (a word on most lines, one inside a longer word):
+    REPLACE once, equal but for white space, and SEARCH nowhere outside it."""
+    lines = list(filler)
+    lines[at:at] = replace
+    if search_at is not None:
+        lines[search_at:search_at] = search
+    text = "".join(x + "\n" for x in lines)
+    s, r = [" ".join(x.split()) for x in search], [" ".join(x.split()) for x in replace]
+    if s == r:
+        return
+    r_at, s_at = _loose_places(text, r), _loose_places(text, s)
+    expected = len(r_at) == 1 and all(r_at[0][0] <= a and b <= r_at[0][1] for a, b in s_at)
+    got = check_already_applied(text, "".join(x + "\n" for x in search), "".join(x + "\n" for x in replace))
+    assert bool(got) == expected

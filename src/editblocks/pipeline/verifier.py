@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from itertools import islice
 
 from editblocks.quoting import quote
 from editblocks.syntax.languages import is_document
@@ -223,19 +224,34 @@ def _loose(text: str) -> list[str]:
     return out
 
 
-def _probe(needle: list[str], among: set[str] | None = None) -> tuple[int, str]:
-    """(line, word): the needle's longest word (of ``among``, when given) and the line it is on."""
-    return max(
-        ((i, w) for i, line in enumerate(needle) for w in line.split() if among is None or w in among),
-        key=lambda p: len(p[1]),
-    )
+PROBES = 4
+"""How many of a needle's longest words are tried as the word its places are found by."""
+PROBE_HITS = 64
+"""A probe word found more often than this is given up for the next longest (a word on every
+few lines, such as ``self`` or ``return``, would make every one of its places a candidate)."""
+
+
+def _probe(text: str, needle: list[str], among: set[str] | None = None) -> tuple[str, list[int]]:
+    """(word, offsets): a word of the needle (of ``among``, when given) and every place it occurs
+    in ``text`` as a whole word: the longest found at most :data:`PROBE_HITS` times, else the
+    longest."""
+    words = sorted({w for line in needle for w in line.split() if among is None or w in among}, key=len, reverse=True)
+    for word in words[:PROBES]:
+        hits = list(islice(_every(text, word), PROBE_HITS + 1))
+        if len(hits) <= PROBE_HITS:
+            return word, hits
+    return words[0], list(_every(text, words[0]))
 
 
 def _every(text: str, word: str) -> Iterator[int]:
-    """Every offset where ``word`` occurs in ``text``, in order."""
+    """Every offset where ``word`` occurs in ``text`` as a whole word (white space or the text's
+    edge on both sides, as a line's words are compared when loose), in order."""
+    n, size = len(text), len(word)
     pos = text.find(word)
     while pos != -1:
-        yield pos
+        end = pos + size
+        if (pos == 0 or text[pos - 1].isspace()) and (end == n or text[end].isspace()):
+            yield pos
         pos = text.find(word, pos + 1)
 
 
@@ -245,17 +261,18 @@ def _hits(
     """(start, end) character spans of ``text`` where the lines ``needle`` occur, at most ``limit``.
 
     Loose: each line equal but for white space, blank lines in ``text`` skipped. Candidates are
-    found with the C string search for the first line's longest word, so a large file is not
-    normalised line by line. ``probed`` is a word of the needle and its offsets, when known."""
+    found with the C string search for one of its longest words that is rare in the file, so a
+    large file is not normalised line by line. ``probed`` is a word of the needle and its offsets, when known."""
     if not needle:
         return []
     if not loose:
         return _exact_hits(text, "".join(x + "\n" for x in needle), limit)
-    # The longest word of the needle, on its line ``k``: its hits place the needle's start.
-    k, probe = _probe(needle, {probed[0]} if probed is not None else None)
+    # A word of the needle, on its line ``k`` (the first holding it): its hits place the needle's start.
+    word, places = probed if probed is not None else _probe(text, needle)
+    k = next(i for i, line in enumerate(needle) if word in line.split())
     found: list[tuple[int, int]] = []
     seen: set[int] = set()
-    for pos in probed[1] if probed is not None else _every(text, probe):
+    for pos in places:
         if len(found) >= limit:
             break
         start = _lines_back(text, text.rfind("\n", 0, pos) + 1, k)
@@ -335,8 +352,7 @@ def check_already_applied(text: str, search: str, replace: str) -> Verdict:
         else set()
     )
     if common:
-        word = _probe(r_lines, common)[1]
-        probed = (word, list(_every(text, word)))  # one search serves both texts
+        probed = _probe(text, r_lines, common)  # one search serves both texts
     r_hits = _hits(text, r_lines, loose, 2, probed)
     if len(r_hits) != 1:
         where = "nowhere" if not r_hits else "more than once"
