@@ -63,6 +63,16 @@ def test_text_only_until_searched() -> None:
     assert doc.find(["y"]) == [] and doc.text == "" and doc.line_count == 0
 
 
+def test_a_file_many_blocks_will_search_is_indexed_at_the_first_search() -> None:
+    few, many = FileLines("x\ny\n"), FileLines("x\ny\n")
+    few.expect(2)
+    many.expect(3)
+    assert few.find(["y"]) == many.find(["y"]) == [1]
+    assert not few.indexed and many.indexed
+    many.splice(0, 1, ["z"])
+    assert many.text == "z\ny\n" and many.find(["z", "y"]) == [0]
+
+
 def test_long_ranges_before_indexing() -> None:
     model = [f"line {i}" for i in range(3000)]
     doc = FileLines("".join(x + "\n" for x in model))

@@ -65,6 +65,19 @@ def test_apply_json_loads_what_applying_needs_and_nothing_to_draw(tmp_path: Path
     assert not loaded & (HEAVY - {"click", "charset_normalizer"}), loaded & HEAVY
 
 
+def test_apply_outside_git_loads_nothing_only_other_commands_need(tmp_path: Path) -> None:
+    """No process module outside a git work tree, no demo copying, no stream parser for a whole reply."""
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "reply.md").write_text("a.py\n```\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n")
+    code = _command(["apply", str(tmp_path / "reply.md"), "--root", str(tmp_path), "--json"])
+    code += "\nimport sys; print(json.dumps(sorted(sys.modules)), file=sys.__stderr__)"
+    out = subprocess.run([sys.executable, "-c", "import json\n" + code], capture_output=True, text=True, cwd=tmp_path)
+    loaded = set(json.loads(out.stderr.strip().splitlines()[-1]))
+    assert (tmp_path / "a.py").read_text() == "x = 2\n"
+    unneeded = {"subprocess", "tempfile", "shutil", "importlib.resources", "secrets", "editblocks.reading.stream"}
+    assert not loaded & unneeded, loaded & unneeded
+
+
 def test_apply_in_a_pipe_prints_plain_lines_without_the_terminal_library(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("x = 1\n")
     (tmp_path / "reply.md").write_text("a.py\n```\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n")

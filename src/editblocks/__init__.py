@@ -28,7 +28,7 @@ _EXPORTS: dict[str, str] = {
     "BlockAbandoned": "editblocks.reading.stream",
     "ParseWarningEvent": "editblocks.reading.stream",
     "ShellSuggestion": "editblocks.reading.stream",
-    "ReplyDecodeError": "editblocks.reading.stream",
+    "ReplyDecodeError": "editblocks.reading.decode",
     # The model of blocks and results.
     "EditBlock": "editblocks.models",
     "ParseWarning": "editblocks.models",
@@ -196,6 +196,7 @@ if TYPE_CHECKING:
     from editblocks.pipeline.placer import ApplyOptions
     from editblocks.pipeline.stream import ApplyStream, BlockApplied, apply_stream
     from editblocks.prompts import build_messages
+    from editblocks.reading.decode import ReplyDecodeError
     from editblocks.reading.reader import parse_reply
     from editblocks.reading.stream import (
         BlockAbandoned,
@@ -203,7 +204,6 @@ if TYPE_CHECKING:
         BlockProgress,
         BlockStarted,
         ParseWarningEvent,
-        ReplyDecodeError,
         ShellSuggestion,
         StreamParser,
         stream_events,

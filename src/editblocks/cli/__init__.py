@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sys
-import tempfile
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +23,8 @@ from editblocks.errors import UsageError, WorkspaceError
 from editblocks.formats import FORMATS
 
 if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
     from editblocks.cli.plain import Out
 
 # Each command imports what it needs when it runs: --help and a one-block apply load little.
@@ -117,7 +115,7 @@ _quiet_option = click.option("-q", "--quiet", is_flag=True, help="One line per b
 
 def _read_reply(reply: str, limit: int = MAX_REPLY_BYTES) -> str:
     """The reply text from a file or ``-`` (stdin), refusing empty, binary and huge input."""
-    from editblocks.reading.stream import ReplyDecodeError, decode_reply
+    from editblocks.reading.decode import ReplyDecodeError, decode_reply
 
     if reply == "-":
         if sys.stdin is None or sys.stdin.isatty():
@@ -1024,6 +1022,10 @@ def run_cmd(
 @_color_option
 def demo(keep: bool) -> None:
     """Apply a sample reply to a copy of a small sample project, and show the result."""
+    import shutil
+    import tempfile
+    from importlib import resources
+
     from editblocks.cli.terminal import print_apply_result
     from editblocks.pipeline.api import apply_edits
 

@@ -19,7 +19,7 @@ from editblocks.cli.terminal import make_console, print_apply_result, print_warn
 from editblocks.errors import UsageError
 from editblocks.files.workspace import TooLargeError, WorkspaceError
 from editblocks.pipeline.stream import ApplyStream
-from editblocks.reading.stream import ReplyDecodeError
+from editblocks.reading.decode import ReplyDecodeError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ENDPOINT, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 READ_SIZE = 65536
@@ -139,7 +139,7 @@ def _no_blocks(stream: ApplyStream, as_json: bool, data: bytes, fmt: str | None)
     err = make_console(stderr=True)
     print_warnings(err, parsed.warnings)
     from editblocks.cli.common import no_blocks_message
-    from editblocks.reading.stream import decode_reply
+    from editblocks.reading.decode import decode_reply
 
     raise _usage_error(no_blocks_message(decode_reply(data), fmt))
 

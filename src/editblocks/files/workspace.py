@@ -8,13 +8,12 @@ from __future__ import annotations
 import errno
 import os
 import re
-import secrets
 import signal
 import stat
-import subprocess
 import time
 import unicodedata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 try:
     import fcntl
@@ -24,6 +23,9 @@ except ImportError:  # pragma: no cover - Windows
 from editblocks.errors import BinaryFileError, ConflictError, FileMissingError, PathError, TooLargeError, WorkspaceError
 from editblocks.files import textfile
 from editblocks.files.textfile import TextFile, UnwritableTextError, dominant_newline
+
+if TYPE_CHECKING:
+    import subprocess
 
 DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024
 DEFAULT_MAX_REPLY_BYTES = 50 * 1024 * 1024
@@ -578,6 +580,8 @@ class Workspace:
     # -- git ----------------------------------------------------------------------
 
     def in_git_worktree(self) -> bool:
+        import subprocess
+
         try:
             out = subprocess.run(
                 ["git", "rev-parse", "--is-inside-work-tree"],
@@ -593,6 +597,8 @@ class Workspace:
     def git_index(self, paths: list[str]) -> dict[str, str | None] | None:
         """Each path's entry in the git index (``"mode sha"``, None when it has none), or None
         when the root is not in a git work tree: what undo puts back after ``git add``."""
+        import subprocess
+
         if not paths or not self.in_git_worktree():
             return None
         out = subprocess.run(
@@ -613,6 +619,8 @@ class Workspace:
 
     def git_restore_index(self, entries: dict[str, str | None]) -> str | None:
         """Put the index entries :meth:`git_index` returned back; an error message, or None."""
+        import subprocess
+
         prefix = subprocess.run(
             ["git", "rev-parse", "--show-prefix"], cwd=self.root, capture_output=True, text=True, timeout=60
         )
@@ -638,6 +646,8 @@ class Workspace:
         )
 
     def _git(self, *args: str) -> subprocess.CompletedProcess[str]:
+        import subprocess
+
         return subprocess.run(["git", *args], cwd=self.root, capture_output=True, text=True, timeout=60)
 
     def git_commit(self, paths: list[str], message: str) -> tuple[str | None, str | None]:
@@ -679,6 +689,8 @@ class Workspace:
 
     def git_add(self, paths: list[str]) -> str | None:
         """Stage ``paths`` with ``git add``; returns an error message, or None on success."""
+        import subprocess
+
         if not paths:
             return None
         if not self.in_git_worktree():
@@ -938,7 +950,7 @@ def _release_lease(fd: int) -> None:
 
 def _second_name(dir_fd: int, name: str) -> str | None:
     """A hard link to ``name`` under a temporary name, so the file can be put back; None if impossible."""
-    keep = f"{_temporary_prefix(name)}{secrets.token_hex(4)}.old{_TMP_SUFFIX}"
+    keep = f"{_temporary_prefix(name)}{os.urandom(4).hex()}.old{_TMP_SUFFIX}"
     try:
         os.link(name, keep, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
     except OSError:
@@ -1059,7 +1071,7 @@ def _write_temporary(dir_fd: int, name: str, data: bytes, mode: int, owner: tupl
     )
     prefix = _temporary_prefix(name)
     while True:
-        tmp = f"{prefix}{secrets.token_hex(4)}{_TMP_SUFFIX}"
+        tmp = f"{prefix}{os.urandom(4).hex()}{_TMP_SUFFIX}"
         try:
             fd = os.open(tmp, flags, 0o600, dir_fd=dir_fd)
             break

@@ -14,8 +14,8 @@ from editblocks.files.lock import DEFAULT_LOCK_TIMEOUT
 from editblocks.files.workspace import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_REPLY_BYTES, Workspace, check_reply_size
 from editblocks.models import ApplyResult, EditBlock, ParsedReply
 from editblocks.pipeline.placer import ApplyOptions, apply_parsed
+from editblocks.reading.decode import decode_reply
 from editblocks.reading.reader import parse_reply
-from editblocks.reading.stream import decode_reply
 
 
 def apply_edits(

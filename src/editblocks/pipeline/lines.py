@@ -187,6 +187,13 @@ class FileLines:
 
     # -- finding ---------------------------------------------------------------------------------
 
+    def expect(self, blocks: int) -> None:
+        """``blocks`` blocks will search the text: when that is more searches than a scan of the
+        string serves (:data:`TEXT_SEARCHES`), it is indexed at the first, so the first blocks'
+        splices do not rebuild the whole string."""
+        if self._chunks is None and 2 * blocks > TEXT_SEARCHES:
+            self._searches = max(self._searches, TEXT_SEARCHES)
+
     def count(self, line: str) -> int:
         """How many lines of the text are exactly ``line``."""
         self._ensure()

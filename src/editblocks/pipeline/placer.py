@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -186,6 +187,7 @@ def apply_parsed(
         dry_run=options.dry_run,
     )
     applier = BlockApplier(workspace, result, options, drift)
+    applier.expected.update(block.file_path for block in parsed.blocks)
     for warning in parsed.warnings:
         applier.refuse_group(warning)
     for block in parsed.blocks:
@@ -225,6 +227,9 @@ class BlockApplier:
         """Why a group failed before any of its blocks came (a chunk the reader refused)."""
         self._paths: dict[str, tuple[str, Path]] = {}
         """Paths as blocks name them, resolved (the tree is not changed until the write)."""
+        self.expected: Counter[str] = Counter()
+        """How many blocks will come for each path as blocks name it, when known (a whole reply):
+        a file that gets many is indexed at its first search (see :meth:`FileLines.expect`)."""
 
     def add(self, block: EditBlock) -> EditResult:
         """Apply ``block`` in memory; its result is also appended to ``result.results``."""
@@ -251,6 +256,7 @@ class BlockApplier:
             self.options.match,
             allow_delete=self.options.allow_delete,
             paths=self._paths,
+            expected=self.expected[block.file_path],
         )
         if drift is not None:
             _review_drift(res, block, states, snapshot, drift, self.options.refuse_drift)
@@ -433,6 +439,7 @@ def _apply_block(
     *,
     allow_delete: bool = True,
     paths: dict[str, tuple[str, Path]] | None = None,
+    expected: int = 0,
 ) -> EditResult:
     res = EditResult(file_path=block.file_path, status=EditStatus.FAILED, block=block)
     try:
@@ -445,7 +452,7 @@ def _apply_block(
             res.status = EditStatus.SKIPPED
             res.reason = SKIP_AFTER_FAILURE
             return res
-        state = _state(path, block, workspace, states)
+        state = _state(path, block, workspace, states, expected)
         if _file_operation(block, res, path, requested, workspace, states, state, allow_delete):
             return res
         aider = _aider_reading(block)
@@ -1007,7 +1014,11 @@ def _did_you_mean(rel: str, workspace: Workspace) -> str:
     return f"; did you mean one of {', '.join(others[:5])}{', ...' if len(others) > 5 else ''}?"
 
 
-def _state(path: str, block: EditBlock, workspace: Workspace, states: dict[str, _FileState]) -> _FileState:
+def _state(
+    path: str, block: EditBlock, workspace: Workspace, states: dict[str, _FileState], expected: int = 0
+) -> _FileState:
+    """The file ``path`` as this apply holds it, read when first needed (``expected``: how many
+    blocks of the reply name it, 0 when not known)."""
     state = states.get(path)
     if state is not None:
         return state
@@ -1022,6 +1033,7 @@ def _state(path: str, block: EditBlock, workspace: Workspace, states: dict[str, 
     except BinaryFileError as exc:
         raise _Failure(f"Binary file: {exc}") from None
     state = _FileState.load(file, existed)
+    state.doc.expect(expected)
     states[path] = state
     return state
 
