@@ -29,9 +29,11 @@ from __future__ import annotations
 import argparse
 import ast
 import difflib
+import gc
 import importlib.util
 import math
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -82,6 +84,21 @@ def load_functions(source: str) -> dict[str, Any]:
     return namespace
 
 
+def alternating(rounds: int, sides: dict[str, Callable[[], Any]]) -> tuple[dict[str, list[float]], dict[str, Any]]:
+    """CPU time of each side in each of ``rounds`` rounds (the order reversed every other round,
+    a collection before each run), and each side's last result."""
+    times: dict[str, list[float]] = {name: [] for name in sides}
+    results: dict[str, Any] = {}
+    names = list(sides)
+    for r in range(rounds):
+        for name in names if r % 2 == 0 else reversed(names):
+            gc.collect()
+            t0 = time.process_time()
+            results[name] = sides[name]()
+            times[name].append(time.process_time() - t0)
+    return times, results
+
+
 def best(runs: int, fn: Callable[[], Any]) -> tuple[float, Any]:
     """Fastest wall-clock time of ``fn`` over ``runs`` runs, and its last result."""
     fastest, result = float("inf"), None
@@ -100,13 +117,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="small sizes and single runs")
     parser.add_argument(
-        "--runs", type=int, default=None, help="repeats per measure; the best is kept (default 3, quick 1)"
+        "--runs",
+        type=int,
+        default=None,
+        help="rounds of the parse comparison (median kept) and runs of the apply (best kept); default 5, quick 3",
     )
     parser.add_argument(
         "--parse-mb", type=float, default=None, help="size of the parse reply in MB (default 5, quick 0.5)"
     )
     args = parser.parse_args(argv)
-    args.runs = args.runs or (1 if args.quick else 3)
+    args.runs = args.runs or (3 if args.quick else 5)
     args.parse_mb = args.parse_mb or (0.5 if args.quick else 5.0)
 
     found = reference_source(args.wheel, args.download)
@@ -116,23 +136,37 @@ def main(argv: list[str] | None = None) -> int:
     source, origin = found
     ref = load_functions(source)
     print(
-        f"editblocks {editblocks.__version__} vs reference {origin}, Python {sys.version.split()[0]}, best of {args.runs}"
+        f"editblocks {editblocks.__version__} vs reference {origin}, Python {sys.version.split()[0]}; parsing: CPU "
+        f"time, median of {args.runs} alternating rounds; applying: wall time, best of {args.runs}"
     )
     errors: list[str] = []
 
     text, n = bench_core.build_reply("diff", int(args.parse_mb * 1_000_000))
     mb = len(text.encode("utf-8")) / 1_000_000
-    t_ref, ref_blocks = best(args.runs, lambda: list(ref["find_original_update_blocks"](text)))
-    t_auto, auto = best(args.runs, lambda: editblocks.parse_reply(text))
-    t_named, named = best(args.runs, lambda: editblocks.parse_reply(text, format="diff"))
+    times, results = alternating(
+        args.runs,
+        {
+            "reference": lambda: list(ref["find_original_update_blocks"](text)),
+            "auto": lambda: editblocks.parse_reply(text),
+            "diff": lambda: editblocks.parse_reply(text, format="diff"),
+        },
+    )
+    ref_blocks, auto, named = results["reference"], results["auto"], results["diff"]
+    t_ref, t_auto, t_named = (statistics.median(times[k]) for k in ("reference", "auto", "diff"))
+    # The ratio of each round's times (the sides ran back to back), then their median.
+    r_auto = statistics.median(r / a for r, a in zip(times["reference"], times["auto"]))
+    r_named = statistics.median(r / a for r, a in zip(times["reference"], times["diff"]))
     if len([b for b in ref_blocks if b[0] is not None]) != n or len(auto.blocks) != n or len(named.blocks) != n:
         errors.append(
             f"parse: expected {n} blocks; reference {len(ref_blocks)}, auto {len(auto.blocks)}, named {len(named.blocks)}"
         )
     print(f"\nparse ({mb:.1f} MB, {n} blocks)")
     print(f"  reference find_original_update_blocks  {mb / t_ref:6.1f} MB/s")
-    print(f"  editblocks parse_reply (auto)       {mb / t_auto:6.1f} MB/s   {t_ref / t_auto:4.2f}x the reference")
-    print(f"  editblocks parse_reply (diff)       {mb / t_named:6.1f} MB/s   {t_ref / t_named:4.2f}x the reference")
+    print(f"  editblocks parse_reply (auto)       {mb / t_auto:6.1f} MB/s   {r_auto:4.2f}x the reference")
+    print(f"  editblocks parse_reply (diff)       {mb / t_named:6.1f} MB/s   {r_named:4.2f}x the reference")
+    print(
+        f"  (median of each round's ratio; rounds, auto: {', '.join(f'{r / a:.2f}' for r, a in zip(times['reference'], times['auto']))})"
+    )
 
     lines = bench_core.build_big_file(100_000)
     original = "\n".join(lines) + "\n"
