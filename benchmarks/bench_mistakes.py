@@ -27,7 +27,7 @@ code), both for a SEARCH with some lines verbatim and one with none (the target 
 a widely used tool takes 13 s).
 
 Targets: wrong = 0 in every category; right (exact + ws-equal) >= 97% over the categories where
-applying is expected; hallucinated and ambiguous always refused. The script exits with status 1
+applying is expected (the flawed-copy ones excepted, where a refusal is right too); hallucinated and ambiguous always refused. The script exits with status 1
 when any case is wrong or raised; missing the right-rate or the timing target is reported only.
 
 Every case is written in each edit format of ``mistakes.FORMATS`` (``diff``, ``patch``, ``udiff``,
@@ -65,7 +65,7 @@ from editblocks.matching import locate
 # folder on sys.path; importing the script from elsewhere needs it added).
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import mistakes
-from mistakes import CATEGORIES, FORMATS, REFUSE_CATEGORIES, Case, Outcome
+from mistakes import CATEGORIES, FLAWED_COPY_CATEGORIES, FORMATS, REFUSE_CATEGORIES, Case, Outcome
 
 TARGET_RIGHT = 0.97
 TARGET_DIAGNOSIS_S = 0.2
@@ -119,6 +119,8 @@ def print_table(outcomes: list[Outcome]) -> tuple[int, int, int]:
         bad += counts["wrong"] + counts["error"]
         if cat in REFUSE_CATEGORIES:
             right_text = f"{counts['refused'] / total:>7.0%}r"
+        elif cat in FLAWED_COPY_CATEGORIES:
+            right_text = f"{(counts['exact'] + counts['ws-equal']) / total:>7.0%}*"
         else:
             right = counts["exact"] + counts["ws-equal"]
             right_all += right
@@ -126,9 +128,12 @@ def print_table(outcomes: list[Outcome]) -> tuple[int, int, int]:
             right_text = f"{right / total:>8.0%}"
         print(f"{cat:<17}" + "".join(f"{counts[c]:>9}" for c in cols) + f"{total:>7}{right_text}   {_strategies(outs)}")
     print("-" * len(head))
-    rate = right_all / total_all if total_all else 1.0
-    print(f"right (exact + ws-equal) where applying is expected: {right_all}/{total_all} = {rate:.1%}")
-    print("(for hallucinated and ambiguous the 'right' column is the share refused, marked r)")
+    if total_all:
+        print(
+            f"right (exact + ws-equal) where applying is expected: {right_all}/{total_all} = {right_all / total_all:.1%}"
+        )
+    print("(for hallucinated and ambiguous the 'right' column is the share refused, marked r; the rows marked *,")
+    print(" a flawed copy of unchanged lines, where a refusal is right too, are left out of the rate)")
     return right_all, total_all, bad
 
 
@@ -139,8 +144,8 @@ def print_summary(rows: list[tuple[str, int, int, Counter[str]]]) -> None:
     print(head)
     print("-" * len(head))
     for fmt, right, total, counts in rows:
-        rate = right / total if total else 1.0
-        print(f"{fmt:<10}" + "".join(f"{counts[c]:>9}" for c in COLUMNS) + f"{sum(counts.values()):>7}{rate:>8.1%}")
+        rate = f"{right / total:>8.1%}" if total else f"{'n/a':>8}"
+        print(f"{fmt:<10}" + "".join(f"{counts[c]:>9}" for c in COLUMNS) + f"{sum(counts.values()):>7}{rate}")
     print("(right: exact + ws-equal over the categories where applying is expected)")
 
 
@@ -148,12 +153,13 @@ def print_targets(outcomes: list[Outcome], right: int, total: int) -> None:
     wrong_cats = sorted({o.case.category for o in outcomes if o.verdict in ("wrong", "error")})
     refuse = [o for o in outcomes if o.case.category in REFUSE_CATEGORIES]
     refused = sum(o.verdict == "refused" for o in refuse)
-    rate = right / total if total else 1.0
     print("\nTargets")
     print(f"  wrong = 0 in every category             {'PASS' if not wrong_cats else 'FAIL: ' + ', '.join(wrong_cats)}")
-    print(
-        f"  right >= {TARGET_RIGHT:.0%} overall                   {'PASS' if rate >= TARGET_RIGHT else 'MISSED'} ({rate:.1%})"
-    )
+    if total:
+        rate = right / total
+        print(
+            f"  right >= {TARGET_RIGHT:.0%} overall                   {'PASS' if rate >= TARGET_RIGHT else 'MISSED'} ({rate:.1%})"
+        )
     print(
         f"  hallucinated/ambiguous always refused   {'PASS' if refused == len(refuse) else 'FAIL'} ({refused}/{len(refuse)})"
     )

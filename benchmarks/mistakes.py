@@ -66,7 +66,14 @@ in ``diff`` only):
 * ``elision-replace`` - a run of unchanged lines written as an elision line in REPLACE only
   (Cursor-style), SEARCH complete;
 * ``stray-divider`` - a ``=======`` line doubled right after the divider, or left after
-  REPLACE's last line.
+  REPLACE's last line;
+* ``cut-short``, ``word-dropped``, ``lines-swapped``, ``line-missing`` - the model's copy of
+  the unchanged lines recalled with a flaw, in SEARCH and REPLACE alike: one line cut short (at
+  a word's edge or inside a word, its end or its start), one line missing a word, two adjacent
+  lines in the wrong order, or a line between two others left out. Right is the edit made with
+  the file's own lines kept as they are, or a refusal; each reply is applied twice, as in
+  ``twice``, and the second time must leave the file as the first left it (an edit whose
+  copy was flawed must not be reported "already applied" while the file lacks it).
 
 A generated SEARCH is unique in its file, even with white space ignored (except in the
 ``ambiguous`` category, whose point is the opposite), and its model copy does not occur verbatim
@@ -118,10 +125,17 @@ CATEGORIES: tuple[str, ...] = (
     "misremembered-changed",
     "elision-replace",
     "stray-divider",
+    "cut-short",
+    "word-dropped",
+    "lines-swapped",
+    "line-missing",
 )
 """Every mistake category, in table order. ``none`` is the control: a correct reply."""
 
 REFUSE_CATEGORIES = frozenset({"hallucinated", "ambiguous"})
+FLAWED_COPY_CATEGORIES = frozenset({"cut-short", "word-dropped", "lines-swapped", "line-missing"})
+"""Categories where applying and refusing are both right (the model's copy is flawed in a way
+no tool can always see past); the right-rate target leaves them out, wrong = 0 still holds."""
 
 ONLY_IN: dict[str, frozenset[str]] = {"stray-divider": frozenset({"diff"})}
 """Categories whose mistake exists in some formats only (a stray '=======' is a SEARCH/REPLACE
@@ -1453,6 +1467,74 @@ def _b_misremembered_changed(rng: random.Random, src: Source, category: str, ind
     return _finish(category, index, f"forgot {old_t[j]!r}", src, doc, [block], reply)
 
 
+def _flawed_copy(rng: random.Random, rows: list[Row], category: str) -> str:
+    """Recall one or two of the unchanged ``rows`` with the flaw ``category`` names, in SEARCH and
+    REPLACE alike (the file's lines, and so the intended result, stay as they are); the
+    variant's description."""
+    keeps = [i for i, r in enumerate(rows) if r.kind == "keep" and r.s is not None and r.s.strip()]
+    if category == "lines-swapped":
+        pairs = [i for i in keeps if i + 1 in keeps and rows[i].s != rows[i + 1].s]
+        if not pairs:
+            raise NoCase("no two unchanged lines side by side")
+        i = rng.choice(pairs)
+        a, b = rows[i], rows[i + 1]
+        a.s, b.s, a.r, b.r = b.s, a.s, b.r, a.r
+        return "two lines swapped"
+    if category == "line-missing":
+        inner = [i for i in keeps if 0 < i < len(rows) - 1]
+        if not inner:
+            raise NoCase("no unchanged line between two others")
+        row = rows[rng.choice(inner)]
+        row.s = row.r = None
+        return "a line left out"
+    line = rows[i := rng.choice(keeps)].s if keeps else None
+    if line is None:
+        raise NoCase("no unchanged line")
+    indent = indent_of(line)
+    body = line[len(indent) :].rstrip()
+    if category == "word-dropped":
+        words = [m for m in _words_in(body) if m.start() > 0]
+        if not words:
+            raise NoCase("no word to drop")
+        m = rng.choice(words)
+        flawed, variant = indent + re.sub(r"  +", " ", body[: m.start()] + body[m.end() :]).strip(), "a word dropped"
+    else:
+        if len(body) < 12:
+            raise NoCase("line too short to cut")
+        inside = rng.random() < 0.4
+        if inside:
+            cuts = [
+                m.start() + rng.randint(1, len(m.group(0)) - 1) for m in _IDENT.finditer(body) if len(m.group(0)) >= 4
+            ]
+        else:
+            cuts = [m.start() for m in re.finditer(r"\s", body)]
+        cuts = [c for c in cuts if 0.3 * len(body) <= c <= 0.85 * len(body)]
+        if not cuts:
+            raise NoCase("nowhere to cut the line")
+        c = rng.choice(cuts)
+        at_start = rng.random() < 0.25
+        flawed = indent + (body[c:].lstrip() if at_start else body[:c].rstrip())
+        variant = f"cut {'inside a word' if inside else 'at a word'}, its {'start' if at_start else 'end'} kept"
+    if not flawed.strip() or flawed == line:
+        raise NoCase("the flaw changes nothing")
+    rows[i].s = rows[i].r = flawed
+    return variant
+
+
+def _b_flawed_copy(rng: random.Random, src: Source, category: str, index: int) -> Case:
+    """``cut-short``, ``word-dropped``, ``lines-swapped``, ``line-missing``: see the module documentation."""
+    doc = _Doc(list(src.lines))
+    start, length = pick_region(rng, doc.lines, (4, 10))
+    kind = rng.choice(EDIT_KINDS)
+    block = Block(start, make_rows(rng, doc.lines[start : start + length], kind, src.python, _taken(doc.lines)))
+    variant = _flawed_copy(rng, block.rows, category)
+    if not block.search or block.search == block.replace:
+        raise NoCase("nothing left to edit")
+    _check_model_copy(doc.lines, block)
+    reply = render_reply(rng, src.rel, [block], lines=doc.lines)
+    return _finish(category, index, f"{variant}, {kind}", src, doc, [block], reply, twice=True)
+
+
 def _b_elision_replace(rng: random.Random, src: Source, category: str, index: int) -> Case:
     """A run of unchanged lines written as an elision line in REPLACE only (Cursor-style)."""
     doc = _Doc(list(src.lines))
@@ -1524,6 +1606,10 @@ _BUILDERS: dict[str, Callable[[random.Random, Source, str, int], Case]] = {
     "no-final-newline": _b_plain,
     "dependent": _b_dependent,
     "twice": _b_twice,
+    "cut-short": _b_flawed_copy,
+    "word-dropped": _b_flawed_copy,
+    "lines-swapped": _b_flawed_copy,
+    "line-missing": _b_flawed_copy,
     "misremembered-changed": _b_misremembered_changed,
     "elision-replace": _b_elision_replace,
     "stray-divider": _b_stray_divider,

@@ -923,6 +923,18 @@ def _fuzzy(view: FileView, search: list[str], replace: list[str]) -> Match | Mat
         )
     window = view.lines[best.start : best.start + best.length]
     mapping = map_lines(search, window)
+    beside = _verbatim_apart(view, search, best.start, best.length, mapping)
+    if beside is not None:
+        k, p = beside
+        return MatchFailure(
+            f"the closest region (line {best.start + 1}, {percent(best.score)} similar) does not have SEARCH's line "
+            f"{quote(search[k].strip(), 60)} where SEARCH puts it, yet the file has that line exactly at line {p + 1}: "
+            "SEARCH may lack a line the file has there, or have its lines in another order, so where the edit "
+            "goes is not certain. Copy the lines exactly from the file",
+            "ambiguous",
+            best.start + 1,
+            candidates=sorted({best.start + 1, p + 1}),
+        )
     changed = [
         k
         for tag, i1, i2, _, _ in SequenceMatcher(None, search, replace, autojunk=False).get_opcodes()
@@ -973,6 +985,35 @@ def _fuzzy(view: FileView, search: list[str], replace: list[str]) -> Match | Mat
             best.start + 1,
         )
     return built
+
+
+def _verbatim_apart(
+    view: FileView, search: list[str], start: int, length: int, mapping: list[int | None]
+) -> tuple[int, int] | None:
+    """(k, p): a SEARCH line ``k`` of two words or more that the region ``start:start+length`` stands
+    another line for, while file line ``p``, within SEARCH's length of the region, is that line
+    exactly; or that the region stands no line for, while the file has it exactly at ``p`` where
+    no other SEARCH line stands, inside the region or, in another order than SEARCH's, beside
+    it. The region is then likely misaligned (a line SEARCH left out, or its lines in another
+    order). None when there is no such line."""
+    stripped = view.stripped
+    span = len(search)
+    lo, hi = max(0, start - span), min(len(stripped), start + length + span)
+    mapped = {start + w for w in mapping if w is not None}
+    for k, w in enumerate(mapping):
+        model = search[k].strip()
+        if not model or len(_WORDS.findall(model)) < 2 or (w is not None and stripped[start + w] == model):
+            continue
+        for p in range(lo, hi):
+            if stripped[p] != model or p in mapped:
+                continue
+            if w is not None or start <= p < start + length:
+                return k, p  # stood for another line, or for none while the region has it
+            # Stood for none, the line just outside the region: misaligned only when SEARCH has it
+            # in another order than the file around the lines the region stands for.
+            if any((j < k) != (start + v < p) for j, v in enumerate(mapping) if v is not None):
+                return k, p
+    return None
 
 
 def _new_lines_present(
