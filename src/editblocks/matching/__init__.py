@@ -152,7 +152,17 @@ def locate(
                     line,
                     candidates=sorted([line, other]),
                 )
-        if _contains_applied(text, search, replace, start):
+        around = _contains_applied(text, search, replace, start)
+        if isinstance(around, str):
+            return MatchFailure(
+                f"SEARCH is in the file (line {line}) with the lines the edit adds already around it, but the edit "
+                f"adds {quote(around.strip(), 60) if around.strip() else 'a blank line'} beside the same line, so the "
+                "file would look like this whether the edit was made or not; whether it was made is not certain. "
+                "Include in SEARCH a line next to the insertion that differs from the one added",
+                "ambiguous",
+                line,
+            )
+        if around is True:
             return Match(start, start + len(search), search, "exact", line, already_applied=True, note=note)
         return Match(start, start + len(search), replace, "exact", line, note=note)
     view = FileView.of(text)
@@ -246,11 +256,14 @@ def choose_reading(text: str, readings: list[tuple[str, str]]) -> int | MatchFai
     )
 
 
-def _contains_applied(text: str, search: str, replace: str, start: int) -> bool:
-    """True when REPLACE is SEARCH with lines added around it, and those lines already surround
-    the found SEARCH text: an insertion that was applied before."""
+def _contains_applied(text: str, search: str, replace: str, start: int) -> bool | str | None:
+    """True when REPLACE is SEARCH with lines added around it, and those lines already
+    surround the found SEARCH text: an insertion that was applied before. When the added line
+    next to SEARCH is the same as SEARCH's line beside it (a second ``print()`` after one, a
+    blank line beside a blank line), the file looks the same whether the edit was made or not:
+    that line is returned instead. None when the lines are not there."""
     if len(replace) <= len(search) or search not in replace:
-        return False
+        return None
     s_lines, r_lines = split_lines(search), split_lines(replace)
     for offset in range(len(r_lines) - len(s_lines) + 1):
         if r_lines[offset : offset + len(s_lines)] != s_lines:
@@ -261,8 +274,12 @@ def _contains_applied(text: str, search: str, replace: str, start: int) -> bool:
         begin = start - len(before)
         line_start = begin == 0 or (begin > 0 and text[begin - 1] == "\n")
         if text.startswith(after, end) and begin >= 0 and line_start and text[begin:start] == before:
+            if offset and r_lines[offset - 1] == s_lines[0]:
+                return r_lines[offset - 1]
+            if offset + len(s_lines) < len(r_lines) and r_lines[offset + len(s_lines)] == s_lines[-1]:
+                return s_lines[-1]
             return True
-    return False
+    return None
 
 
 def _applied_elsewhere(text: str, search: str, replace: str, view: FileView | None = None) -> Match | None:

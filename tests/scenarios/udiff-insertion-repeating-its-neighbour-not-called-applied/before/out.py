@@ -1,0 +1,4 @@
+def flush(stream):
+    stream.write("\n")
+    stream.write("\n")
+    return stream
