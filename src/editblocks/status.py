@@ -47,6 +47,8 @@ class Strategy(str, Enum):
     END = "end"
     SKETCH = "sketch"
     DEFINITION = "definition"
+    JOURNAL = "journal"
+    """Made by the same reply's last apply, whose files are unchanged since (already applied)."""
 
     def __str__(self) -> str:
         return self.value
@@ -70,5 +72,6 @@ _LABELS = {
     "elision": ("'...' expanded", "medium"),
     "fuzzy": ("Fuzzy match", "low"),
     "ast": ("Matched by definition name", "low"),
+    "journal": ("Made by this reply's last apply", "high"),
 }
 """Words and confidence of the strategies a person is shown most; the others read as their name."""

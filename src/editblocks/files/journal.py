@@ -57,6 +57,9 @@ class JournalFile:
     """Mode bits before the apply."""
     created_folders: list[str] = field(default_factory=list)
     """Folders the apply created for this file (relative to the root)."""
+    size: int | None = None
+    """The size in bytes of the content the apply wrote (None when it deleted the file, or for
+    entries written before it was recorded)."""
 
     @property
     def created(self) -> bool:
@@ -80,6 +83,10 @@ class JournalEntry:
     """With ``--commit``: the commit that recorded the apply (undo removes it while it is HEAD)."""
     reply: str | None = None
     """Which reply was applied: its file name, or its first line."""
+    blocks: str | None = None
+    """A digest of the reply's blocks (see :func:`editblocks.pipeline.placer.blocks_digest`)."""
+    done: list[int] | None = None
+    """The indexes of the blocks that were applied or already applied."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -97,6 +104,8 @@ class JournalEntry:
             data.get("git_index"),
             data.get("git_commit"),
             data.get("reply"),
+            data.get("blocks"),
+            data.get("done"),
         )
 
     def describe(self) -> str:
@@ -160,7 +169,14 @@ class Journal:
 
     # -- recording ------------------------------------------------------------------
 
-    def begin(self, files: list[tuple[JournalFile, bytes | None]], *, atomic: bool = False) -> JournalEntry:
+    def begin(
+        self,
+        files: list[tuple[JournalFile, bytes | None]],
+        *,
+        atomic: bool = False,
+        blocks: str | None = None,
+        done: list[int] | None = None,
+    ) -> JournalEntry:
         """Record an apply about to write ``files`` (each with its content before, or None).
 
         The entry stays ``pending`` until :meth:`finish`; for an ``atomic`` apply it is the intent
@@ -176,13 +192,43 @@ class Journal:
                     if not target.exists():
                         atomic_write(target, before, 0o600, root=self.root)
             last = max((e.id for e in self.entries()), default=0)
-            entry = JournalEntry(last + 1, _now(), PENDING, [jf for jf, _ in files], atomic=atomic)
+            entry = JournalEntry(
+                last + 1, _now(), PENDING, [jf for jf, _ in files], atomic=atomic, blocks=blocks, done=done
+            )
             self._save(entry, entries)
         except OSError as exc:
             raise WorkspaceError(
                 f"cannot record the undo journal under {self.root / '.editblocks'}: {exc.strerror or exc}"
             ) from None
         return entry
+
+    def unchanged_since(self, blocks: str, workspace: Workspace) -> JournalEntry | None:
+        """The last apply of the blocks with digest ``blocks``, when it is the last apply that
+        wrote its files, was not undone, and every file it wrote still holds what it wrote (a
+        file it deleted is still absent); None otherwise."""
+        entries = [e for e in self.entries() if e.state == APPLIED]
+        mine = next((e for e in reversed(entries) if e.blocks == blocks), None)
+        if mine is None or mine.done is None:
+            return None
+        paths = {f.path for f in mine.files}
+        if any(e.id > mine.id and paths & {f.path for f in e.files} for e in entries):
+            return None
+        for jf in mine.files:
+            if jf.size is not None:
+                try:
+                    if os.lstat(self.root / jf.path).st_size != jf.size:
+                        return None  # changed since: known without reading it
+                except OSError:
+                    return None
+            try:
+                data: bytes | None = workspace.read_bytes(jf.path)[1]
+            except FileMissingError:
+                data = None
+            except WorkspaceError:
+                return None
+            if (None if data is None else sha256(data)) != jf.after:
+                return None
+        return mine
 
     def finish(self, entry: JournalEntry, written: list[str]) -> None:
         """The apply wrote ``written``: keep those files in the entry, or drop an entry that wrote nothing."""

@@ -401,19 +401,23 @@ def _removed_beside(view: FileView, search: list[str], first: int, end: int) -> 
     for k in before:
         if any(_stands_for(x, view.lines[k].strip(), r[:first_j]) for x in head):
             return k
-    return _removed_near(view, {x for x in s if x and x not in in_replace}, first, end)
+    return _removed_near(view, {x for x in s if x and x not in in_replace}, first, end, [x for x in r if x])
 
 
-def _removed_near(view: FileView, removed: set[str], first: int, end: int) -> int | None:
+def _removed_near(
+    view: FileView, removed: set[str], first: int, end: int, instead: list[str] | None = None
+) -> int | None:
     """A line the edit removes (``removed``, stripped) standing a line or two away from the REPLACE
     text at ``first:end``, on either side (SEARCH's lines in another order, or missing a line):
-    still there, so the edit was not made. None when there is none."""
+    still there, so the edit was not made. With ``instead`` (the REPLACE text's lines, stripped),
+    a line that stands for a removed one (misremembered, cut short or missing a word) better than
+    any of them counts too. None when there is none."""
     near = _nonblank(view, range(first - 1, -1, -1), REMOVED_NEAR) + _nonblank(
         view, range(end, len(view.lines)), REMOVED_NEAR
     )
     for k in near:
         line = view.lines[k].strip()
-        if line in removed:
+        if line in removed or (instead is not None and any(_stands_for(x, line, instead) for x in removed)):
             return k
     return None
 
@@ -696,7 +700,7 @@ def searched_elsewhere(view: FileView, search: list[str], applied: Match) -> Mat
         return _line_against(view, applied, apart, "is as like a line the edit removes")
     # REPLACE keeps none of SEARCH's lines: a line it removes standing a line or two away.
     s, r = {x.strip() for x in search if x.strip()}, {x.strip() for x in view.lines[first:end]}
-    near = _removed_near(view, s - r, first, end) if not s & r else None
+    near = _removed_near(view, s - r, first, end, sorted(r)) if not s & r else None
     return None if near is None else _line_against(view, applied, near, "near it is a line the edit removes")
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections import Counter
 from collections.abc import Mapping
@@ -41,6 +43,7 @@ from editblocks.pipeline.verifier import (
     marker_lines,
 )
 from editblocks.pipeline.writer import Change, commit
+from editblocks.status import Strategy
 from editblocks.syntax.check import SyntaxProblem, SyntaxUnavailable, syntax_problem
 from editblocks.syntax.languages import is_document, language_for
 
@@ -188,11 +191,44 @@ def apply_parsed(
     )
     applier = BlockApplier(workspace, result, options, drift)
     applier.expected.update(block.file_path for block in parsed.blocks)
+    applier.blocks = blocks_digest(parsed.blocks) if options.journal and parsed.blocks else None
+    made = applier.made_before(parsed.blocks)
     for warning in parsed.warnings:
         applier.refuse_group(warning)
-    for block in parsed.blocks:
-        applier.add(block)
+    for i, block in enumerate(parsed.blocks):
+        if i in made:
+            applier.made(block, made[i])
+        else:
+            applier.add(block)
     return applier.write()
+
+
+def blocks_digest(blocks: list[EditBlock]) -> str:
+    """A digest of what ``blocks`` say (paths, texts, hints and operations; not where in the
+    reply they stand): the same reply applied again has the same digest."""
+    said = [
+        [
+            b.file_path,
+            b.old_lines,
+            b.new_lines,
+            b.anchor,
+            b.trailing_anchor,
+            b.format,
+            b.new_file,
+            b.hint_line,
+            list(b.scope),
+            b.at_end,
+            b.delete,
+            b.move_to,
+            b.whole_file,
+            b.sketch,
+            b.no_final_newline,
+            [list(x) for x in b.other_splits],
+            b.group,
+        ]
+        for b in blocks
+    ]
+    return hashlib.sha256(json.dumps(said, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class BlockApplier:
@@ -227,9 +263,70 @@ class BlockApplier:
         """Why a group failed before any of its blocks came (a chunk the reader refused)."""
         self._paths: dict[str, tuple[str, Path]] = {}
         """Paths as blocks name them, resolved (the tree is not changed until the write)."""
+        self.blocks: str | None = None
+        """The digest of the whole reply's blocks, when known: recorded in the journal, and
+        what tells a reply applied again (see :meth:`made_before`)."""
         self.expected: Counter[str] = Counter()
         """How many blocks will come for each path as blocks name it, when known (a whole reply):
         a file that gets many is indexed at its first search (see :meth:`FileLines.expect`)."""
+
+    def made_before(self, blocks: list[EditBlock]) -> dict[int, int]:
+        """The ``blocks`` (this reply's) that its last apply made (applied or found applied) in
+        a file it wrote, by index, with that apply's journal entry, when the files it wrote still
+        hold exactly what it wrote: applying them again would find the files as they left them,
+        so they are already applied, whatever their text looks like now (a later block may have
+        changed the lines an earlier one wrote). A block it found applied in a file it did not
+        write is judged on the text again (that file may have changed since)."""
+        if self.blocks is None:
+            return {}
+        try:
+            entry = Journal(self.workspace.root).unchanged_since(self.blocks, self.workspace)
+        except (WorkspaceError, OSError, ValueError):
+            return {}  # no journal to read: the blocks are judged on the text (the write says why)
+        if entry is None or entry.done is None:
+            return {}
+        written = {f.path for f in entry.files}
+        return {i: entry.id for i in entry.done if i < len(blocks) and blocks[i].file_path in written}
+
+    def made(self, block: EditBlock, entry: int) -> EditResult:
+        """Report ``block``, which the reply's last apply (journal entry ``entry``) made, already
+        applied: as the text shows it when it does, otherwise on the journal's evidence (the text
+        would have it placed again, or refused), the files left as they are."""
+        states = self._states
+        snapshot = {p: (s.text, s.final_newline, s.deleted) for p, s in states.items()}
+        group = block.group
+        if group and group not in self._groups:
+            self._groups[group] = (snapshot, [])
+        res = _apply_block(
+            block,
+            self.workspace,
+            states,
+            set(),
+            True,
+            self.options.match,
+            allow_delete=self.options.allow_delete,
+            paths=self._paths,
+            expected=self.expected[block.file_path],
+        )
+        if res.status is not EditStatus.ALREADY_APPLIED:
+            _restore(states, snapshot)
+            text = self.text_of(res.file_path) or ""
+            placed = res
+            res = EditResult(file_path=placed.file_path, status=EditStatus.ALREADY_APPLIED, block=block)
+            res.reason = (
+                f"already applied: this reply's last apply (undo entry #{entry}) made this block, and the files it "
+                "wrote are unchanged since"
+            )
+            res.strategy = Strategy.JOURNAL.value
+            # Where the block's text stands, when it stands once (for the reader; the journal decided).
+            made = block.replace_text
+            at = text.find(made) if made.strip() else -1
+            if at != -1 and text.find(made, at + 1) == -1:
+                res.estimated_line = text.count("\n", 0, at) + 1
+        self.result.results.append(res)
+        if group:
+            self._groups[group][1].append(res)
+        return res
 
     def add(self, block: EditBlock) -> EditResult:
         """Apply ``block`` in memory; its result is also appended to ``result.results``."""
@@ -369,6 +466,7 @@ class BlockApplier:
             atomic=self.options.atomic,
             dry_run=self.options.dry_run,
             journal=self.options.journal,
+            blocks=self.blocks,
         )
 
         if self.options.git_add and not self.options.dry_run and result.files_modified:
@@ -466,6 +564,11 @@ def _apply_block(
                     res.status, res.reason = EditStatus.ALREADY_APPLIED, ALREADY_APPLIED
                     res.strategy = "create"
                     return res
+                if not block.new_file and block.format in ("patch", "udiff"):
+                    raise _Failure(
+                        f"the chunk for {path} has no line with text around its change (its context is blank "
+                        "lines or none), so where it goes in the file is not known; include a context line from the file"
+                    )
                 raise _Failure(f"file exists: {path}; {_how_to_change(block.format)}")
             verdict = check_file(state.text, block.replace_text, path)
             if not verdict:

@@ -83,10 +83,12 @@ def commit(
     atomic: bool = False,
     dry_run: bool = False,
     journal: bool = True,
+    blocks: str | None = None,
 ) -> None:
     """Write ``changes`` and fill ``result.files_modified``, ``before`` and ``after``.
 
-    Blocks whose file cannot be written are turned into failures that say why.
+    Blocks whose file cannot be written are turned into failures that say why. ``blocks``: the
+    digest of the reply's blocks, recorded in the journal with the indexes of those done.
     """
     for note in take_notes(workspace.root):
         result.warnings.append(ParseWarning(0, note))
@@ -112,7 +114,10 @@ def commit(
     if book is not None:
         try:
             entry = book.begin(
-                [(_journal_file(workspace, c), c.file.data if c.existed else None) for c in ready], atomic=atomic
+                [(_journal_file(workspace, c), c.file.data if c.existed else None) for c in ready],
+                atomic=atomic,
+                blocks=blocks,
+                done=None if blocks is None else [i for i, r in enumerate(result.results) if r.status.done],
             )
         except WorkspaceError as exc:
             for change in ready:
@@ -286,6 +291,7 @@ def _journal_file(workspace: Workspace, change: Change) -> JournalFile:
         path=change.path,
         before=sha256(change.file.data) if change.existed and change.file.data is not None else None,
         after=None if change.delete else sha256(change.data),
+        size=None if change.delete else len(change.data),
         mode=change.file.mode,
         created_folders=[] if change.existed else workspace.missing_folders(change.path),
     )

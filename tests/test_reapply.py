@@ -1,0 +1,100 @@
+"""A reply applied again: the blocks its last apply made are already applied when the files it
+wrote are unchanged since, even where a later block rewrote the lines an earlier one wrote
+(judged on the text alone, the earlier block would be found and made a second time)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import editblocks
+from editblocks import EditStatus
+
+from .helpers import sr
+
+ORIGINAL = "def wrap(cb):\n    def inner():\n        cb()\n    return inner\n"
+# The second block rewrites the line the first one inserts.
+REPLY = sr("f.py", "    def inner():\n        cb()\n", "    def inner():\n        cb()\n        log(cb)\n") + sr(
+    "f.py", "        log(cb)\n", '        log(cb, "sync")\n'
+)
+MEANT = 'def wrap(cb):\n    def inner():\n        cb()\n        log(cb, "sync")\n    return inner\n'
+
+
+def _project(tmp_path: Path) -> Path:
+    (tmp_path / "f.py").write_text(ORIGINAL)
+    return tmp_path
+
+
+def test_a_reply_applied_twice_changes_nothing_the_second_time(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    first = editblocks.apply_edits(REPLY, root)
+    assert [r.status for r in first.results] == [EditStatus.APPLIED, EditStatus.APPLIED]
+    assert (root / "f.py").read_text() == MEANT
+    for dry_run in (True, False):
+        again = editblocks.apply_edits(REPLY, root, dry_run=dry_run)
+        assert [r.status for r in again.results] == [EditStatus.ALREADY_APPLIED] * 2
+        # The first block's SEARCH is in the file again: the journal says it was made; the
+        # second's REPLACE stands where its SEARCH is not, as the text shows.
+        assert "last apply" in (again.results[0].reason or "") and again.results[0].strategy == "journal"
+        assert again.results[0].estimated_line is None  # its REPLACE text no longer stands as written
+        assert again.results[1].strategy == "exact"
+        assert not again.files_modified
+        assert (root / "f.py").read_text() == MEANT
+
+
+def test_without_the_journal_the_text_decides(tmp_path: Path) -> None:
+    """What the journal prevents: judged on the text, the first block is found again."""
+    root = _project(tmp_path)
+    editblocks.apply_edits(REPLY, root, journal=False)
+    again = editblocks.apply_edits(REPLY, root, journal=False)
+    assert again.results[0].status is EditStatus.APPLIED
+    assert (root / "f.py").read_text().count("log(cb") == 2
+
+
+def test_a_file_changed_since_is_judged_on_its_text(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    editblocks.apply_edits(REPLY, root)
+    (root / "f.py").write_text(MEANT + "# edited by hand\n")
+    again = editblocks.apply_edits(REPLY, root, dry_run=True)
+    assert not any("last apply" in (r.reason or "") for r in again.results)
+
+
+def test_after_undo_the_reply_applies_again(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    editblocks.apply_edits(REPLY, root)
+    editblocks.undo(root)
+    assert (root / "f.py").read_text() == ORIGINAL
+    again = editblocks.apply_edits(REPLY, root)
+    assert [r.status for r in again.results] == [EditStatus.APPLIED, EditStatus.APPLIED]
+    assert (root / "f.py").read_text() == MEANT
+
+
+def test_only_the_blocks_made_last_time_are_taken_as_made(tmp_path: Path) -> None:
+    """A block that failed last time is placed on the text again, as any block is."""
+    root = _project(tmp_path)
+    reply = REPLY + sr("f.py", "    nowhere()\n", "    somewhere()\n")
+    first = editblocks.apply_edits(reply, root, continue_after_failure=True)
+    assert [r.status for r in first.results] == [EditStatus.APPLIED, EditStatus.APPLIED, EditStatus.FAILED]
+    again = editblocks.apply_edits(reply, root, continue_after_failure=True)
+    assert [r.status for r in again.results] == [EditStatus.ALREADY_APPLIED] * 2 + [EditStatus.FAILED]
+    assert (root / "f.py").read_text() == MEANT
+
+
+def test_another_reply_since_on_the_same_file_ends_the_evidence(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    editblocks.apply_edits(REPLY, root)
+    editblocks.apply_edits(sr("f.py", "    return inner\n", "    return inner  # kept\n"), root)
+    again = editblocks.apply_edits(REPLY, root, dry_run=True)
+    assert not any("last apply" in (r.reason or "") for r in again.results)
+
+
+def test_a_block_found_applied_in_a_file_not_written_is_judged_again(tmp_path: Path) -> None:
+    """The journal vouches only for files the apply wrote: another file may have changed since."""
+    root = _project(tmp_path)
+    (root / "g.py").write_text("x = 2\n")
+    reply = REPLY + sr("g.py", "x = 1\n", "x = 2\n")  # g.py holds the edit already
+    first = editblocks.apply_edits(reply, root)
+    assert first.results[2].status is EditStatus.ALREADY_APPLIED
+    (root / "g.py").write_text("x = 1\n")  # the edit taken back by hand
+    again = editblocks.apply_edits(reply, root)
+    assert [r.status for r in again.results] == [EditStatus.ALREADY_APPLIED] * 2 + [EditStatus.APPLIED]
+    assert (root / "g.py").read_text() == "x = 2\n" and (root / "f.py").read_text() == MEANT
