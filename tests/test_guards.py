@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -891,3 +893,55 @@ def test_a_reply_with_a_line_copied_without_indentation_applied_again_does_not_e
     again = editblocks.apply_edits([block], tmp_path).results[0]
     assert again.status is not EditStatus.APPLIED
     assert (tmp_path / "m.py").read_text() == once
+
+
+def _unique_runs(text: str, size: int, limit: int) -> list[list[str]]:
+    """Up to ``limit`` runs of ``size`` consecutive lines of ``text``, each line unique in the file,
+    holding two words or more (spread over the file)."""
+    lines = text.splitlines()
+    counts = Counter(x.strip() for x in lines)
+    runs = [
+        lines[i : i + size]
+        for i in range(len(lines) - size + 1)
+        if all(len(x.split()) >= 2 and counts[x.strip()] == 1 for x in lines[i : i + size])
+    ]
+    return runs[:: max(1, len(runs) // limit)][:limit]
+
+
+@pytest.mark.parametrize("module", ["pprint.py", "calendar.py", "string.py", "shlex.py", "ftplib.py", "fractions.py"])
+def test_a_search_missing_its_middle_line_never_edits_another_line(tmp_path: Path, module: str) -> None:
+    """SEARCH is three lines of the file with the middle one left out, the middle one like the
+    last (``y1 -= 1`` before ``y2 -= 1``), and REPLACE changes the last (still without it): right
+    is that edit, the middle line kept, or a refusal; never the change carried onto the line like it."""
+    text = _stdlib(module)
+    outcomes: Counter[EditStatus] = Counter()
+    runs = [r for r in _unique_runs(text, 3, 100_000) if line_similarity(r[1].strip(), r[2].strip()) >= 0.7]
+    for a, b, c in runs[:60]:
+        meant = text.replace(f"{a}\n{b}\n{c}\n", f"{a}\n{b}\n{c}  # checked\n")
+        res = _apply_once(tmp_path, text, f"{a}\n{c}\n", f"{a}\n{c}  # checked\n")
+        written = (tmp_path / "m.py").read_text(encoding="utf-8")
+        outcomes[res.status] += 1
+        assert written in (text, meant), (a, b, c, res.status, res.reason)
+        assert (res.status is EditStatus.APPLIED) == (written == meant != text), (a, b, c, res.status)
+    assert sum(outcomes.values()) >= 2
+
+
+@pytest.mark.parametrize("module", ["tarfile.py", "csv.py", "tempfile.py", "heapq.py", "enum.py"])
+def test_a_deletion_copied_swapped_and_cut_is_never_called_applied(tmp_path: Path, module: str) -> None:
+    """Deleting the first of two lines, SEARCH has them the other way round and the deleted one
+    cut short or missing its last word; REPLACE is the kept line. The file still has the line to
+    delete: never "already applied", and a placement must delete exactly that line."""
+    text = _stdlib(module)
+    tried = 0
+    for a, b in _unique_runs(text, 2, 80):
+        words = a.split()
+        for flawed in (a[: len(a) - len(words[-1]) - 1].rstrip(), a.replace(words[-1], "", 1).rstrip()):
+            if len(re.findall(r"\w+", flawed)) < 2 or flawed == a:
+                continue  # (a single word left is a piece of too many lines to stand for one)
+            tried += 1
+            meant = text.replace(f"{a}\n{b}\n", f"{b}\n")
+            res = _apply_once(tmp_path, text, f"{b}\n{flawed}\n", f"{b}\n")
+            written = (tmp_path / "m.py").read_text(encoding="utf-8")
+            assert res.status is not EditStatus.ALREADY_APPLIED, (a, b, flawed, res.reason)
+            assert written in (text, meant), (a, b, flawed, res.status)
+    assert tried >= 10

@@ -944,14 +944,25 @@ def _fuzzy(view: FileView, search: list[str], replace: list[str]) -> Match | Mat
         )
     window = view.lines[best.start : best.start + best.length]
     mapping = map_lines(search, window)
+    twin = _cut_twin(view, search, best.start, mapping)
+    if twin is not None:
+        k, p = twin
+        return MatchFailure(
+            f"the closest region (line {best.start + 1}, {percent(best.score)} similar) has SEARCH's line "
+            f"{quote(search[k].strip(), 60)} only as a piece of a longer line, and line {p + 1} begins or ends the "
+            "same way among the same lines, so which one is meant is not certain. Copy the whole line",
+            "ambiguous",
+            best.start + 1,
+            candidates=sorted({best.start + 1 + (mapping[k] or 0), p + 1}),
+        )
     beside = _verbatim_apart(view, search, best.start, best.length, mapping)
     if beside is not None:
         k, p = beside
         return MatchFailure(
             f"the closest region (line {best.start + 1}, {percent(best.score)} similar) does not have SEARCH's line "
-            f"{quote(search[k].strip(), 60)} where SEARCH puts it, yet the file has that line exactly at line {p + 1}: "
-            "SEARCH may lack a line the file has there, or have its lines in another order, so where the edit "
-            "goes is not certain. Copy the lines exactly from the file",
+            f"{quote(search[k].strip(), 60)} where SEARCH puts it, yet the file has that line exactly at line {p + 1}, "
+            "so where the edit goes is not certain (SEARCH may lack a line the file has, have its lines in another "
+            f"order, or be meant for line {p + 1}). Copy the lines exactly from the file",
             "ambiguous",
             best.start + 1,
             candidates=sorted({best.start + 1, p + 1}),
@@ -1008,12 +1019,40 @@ def _fuzzy(view: FileView, search: list[str], replace: list[str]) -> Match | Mat
     return built
 
 
+def _cut_twin(view: FileView, search: list[str], start: int, mapping: list[int | None]) -> tuple[int, int] | None:
+    """(k, p): a SEARCH line ``k`` that the region at ``start`` has only as a piece of a longer line
+    (its start or its end, cut anywhere), while file line ``p`` elsewhere holds it the same way and the
+    place it makes for SEARCH has every other line the region has exactly, exactly too: the
+    piece fits both, and nothing else tells them apart. None when there is none."""
+    stripped = view.stripped
+    models = [x.strip() for x in search]
+    exact = [(j, start + w) for j, w in enumerate(mapping) if w is not None and stripped[start + w] == models[j]]
+    for k, w in enumerate(mapping):
+        model = models[k]
+        if w is None or not model or stripped[start + w] == model:
+            continue
+        line = stripped[start + w]
+        if not (0 < len(model) < len(line) and _WORD.search(model)):
+            continue
+        side = line.startswith(model), line.endswith(model)
+        if not any(side):
+            continue
+        for p in _holding(view, model):
+            other = stripped[p]
+            if p == start + w or len(other) <= len(model) or (other.startswith(model), other.endswith(model)) != side:
+                continue
+            shift = p - (start + w)
+            if all(0 <= q + shift < len(stripped) and stripped[q + shift] == models[j] for j, q in exact):
+                return k, p
+    return None
+
+
 def _verbatim_apart(
     view: FileView, search: list[str], start: int, length: int, mapping: list[int | None]
 ) -> tuple[int, int] | None:
     """(k, p): a SEARCH line ``k`` of two words or more that the region ``start:start+length`` stands
-    another line for, while file line ``p``, within SEARCH's length of the region, is that line
-    exactly; or that the region stands no line for, while the file has it exactly at ``p`` where
+    another line for, while file line ``p`` (anywhere) is that line exactly; or that the region
+    stands no line for, while the file has it exactly at ``p`` where
     no other SEARCH line stands, inside the region or, in another order than SEARCH's, beside
     it. The region is then likely misaligned (a line SEARCH left out, or its lines in another
     order). None when there is no such line."""
@@ -1025,11 +1064,20 @@ def _verbatim_apart(
         model = search[k].strip()
         if not model or len(_WORDS.findall(model)) < 2 or (w is not None and stripped[start + w] == model):
             continue
+        if w is not None:
+            # Stood for another line while the file has this one exactly: beside the region (a line
+            # left out of SEARCH), or anywhere else (the region is the wrong one of two like it).
+            positions = view.positions()
+            places = (positions.get(model) or []) if positions is not None else view.find("strip", str.strip, [model])
+            for p in places:
+                if p not in mapped:
+                    return k, p
+            continue
         for p in range(lo, hi):
             if stripped[p] != model or p in mapped:
                 continue
-            if w is not None or start <= p < start + length:
-                return k, p  # stood for another line, or for none while the region has it
+            if start <= p < start + length:
+                return k, p  # stood for none while the region has it
             # Stood for none, the line just outside the region: misaligned only when SEARCH has it
             # in another order than the file around the lines the region stands for.
             if any((j < k) != (start + v < p) for j, v in enumerate(mapping) if v is not None):
