@@ -98,3 +98,22 @@ def test_a_block_found_applied_in_a_file_not_written_is_judged_again(tmp_path: P
     again = editblocks.apply_edits(reply, root)
     assert [r.status for r in again.results] == [EditStatus.ALREADY_APPLIED] * 2 + [EditStatus.APPLIED]
     assert (root / "g.py").read_text() == "x = 2\n" and (root / "f.py").read_text() == MEANT
+
+
+def test_a_file_out_of_reach_now_fails_as_before_and_nothing_raises(tmp_path: Path) -> None:
+    """The journal vouches for a file's content, not for reaching it: a folder swapped for a link
+    out of the root since the last apply fails the block as any apply would."""
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    (root / "d").mkdir(parents=True)
+    outside.mkdir()
+    (root / "d" / "f.py").write_text(ORIGINAL)
+    reply = REPLY.replace("f.py", "d/f.py")
+    assert editblocks.apply_edits(reply, root).results[0].status is EditStatus.APPLIED
+    (outside / "f.py").write_text((root / "d" / "f.py").read_text())
+    (root / "d" / "f.py").unlink()
+    (root / "d").rmdir()
+    (root / "d").symlink_to(outside, target_is_directory=True)
+    again = editblocks.apply_edits(reply, root)
+    assert [r.status for r in again.results][0] is EditStatus.FAILED
+    assert "outside the root" in (again.results[0].reason or "")
+    assert (outside / "f.py").read_text() == MEANT

@@ -308,9 +308,14 @@ class BlockApplier:
             paths=self._paths,
             expected=self.expected[block.file_path],
         )
-        if res.status is not EditStatus.ALREADY_APPLIED:
+        state = states.get(res.file_path)
+        readable = state is not None and (not state.deleted or block.delete or block.move_to is not None)
+        if res.status is not EditStatus.ALREADY_APPLIED and (res.status is EditStatus.APPLIED or readable):
+            # (A block that failed before its file could be read keeps that failure: the journal
+            # vouches for the file's content, not for reaching it now.)
             _restore(states, snapshot)
-            text = self.text_of(res.file_path) or ""
+            state = states.get(res.file_path)
+            text = state.text if state is not None and not state.deleted else ""
             placed = res
             res = EditResult(file_path=placed.file_path, status=EditStatus.ALREADY_APPLIED, block=block)
             res.reason = (
@@ -326,6 +331,10 @@ class BlockApplier:
         self.result.results.append(res)
         if group:
             self._groups[group][1].append(res)
+            if res.status is EditStatus.FAILED:
+                self._fail_group(group, f"the chunk at reply line {block.line_number} failed: {res.reason}")
+        if res.status is EditStatus.FAILED:
+            self._failed_files.add(res.file_path)
         return res
 
     def add(self, block: EditBlock) -> EditResult:
