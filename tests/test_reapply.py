@@ -114,6 +114,67 @@ def test_a_file_out_of_reach_now_fails_as_before_and_nothing_raises(tmp_path: Pa
     (root / "d").rmdir()
     (root / "d").symlink_to(outside, target_is_directory=True)
     again = editblocks.apply_edits(reply, root)
-    assert [r.status for r in again.results][0] is EditStatus.FAILED
+    assert again.results[0].status is EditStatus.FAILED
     assert "outside the root" in (again.results[0].reason or "")
     assert (outside / "f.py").read_text() == MEANT
+
+
+def test_a_move_whose_new_file_cannot_be_written_keeps_the_old_one(tmp_path: Path) -> None:
+    """The new file of a move fails to be written (a file size limit, like a full disk): the old
+    file is not deleted, and the reply applied again is not called applied."""
+    import subprocess
+    import sys
+    import textwrap
+
+    source = Path(textwrap.__file__).read_text(encoding="utf-8")
+    (tmp_path / "textwrap.py").write_text(source, encoding="utf-8")
+    added = "".join(f"+EXTRA_{i} = {i}\n" for i in range(2000))
+    last = source.rstrip("\n").split("\n")[-1]
+    patch = (
+        f"*** Begin Patch\n*** Update File: textwrap.py\n*** Move to: wrapped.py\n@@\n {last}\n{added}*** End Patch\n"
+    )
+    (tmp_path / "reply.patch").write_text(patch, encoding="utf-8")
+    code = (
+        "import resource, signal, sys, editblocks\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        f"resource.setrlimit(resource.RLIMIT_FSIZE, ({len(source) + 1000}, {len(source) + 1000}))\n"
+        "r = editblocks.apply_edits(open('reply.patch').read(), '.')\n"
+        "print(r.results[0].status.value, r.results[0].reason)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert out.stdout.startswith("failed"), out.stdout + out.stderr
+    assert (tmp_path / "textwrap.py").read_text(encoding="utf-8") == source
+    assert not (tmp_path / "wrapped.py").exists()
+    again = editblocks.apply_edits(patch, tmp_path, dry_run=True)
+    assert again.results[0].status is not EditStatus.ALREADY_APPLIED
+
+
+def test_a_block_found_applied_through_another_path_is_judged_again(tmp_path: Path) -> None:
+    """A block for ``mod.py``, found applied in ``pkg/mod.py`` (the only file of that name), and a
+    block creating ``mod.py``: the journal vouches for ``mod.py`` only, so once ``pkg/mod.py``
+    loses the edit the first block is judged on its text again."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "mod.py").write_text("NAMES = ['a', 'b']  # public\n")
+    reply = sr("mod.py", "NAMES = ['a', 'b']\n", "NAMES = ['a', 'b']  # public\n") + sr(
+        "mod.py", "", "from pkg.mod import *\n"
+    )
+    first = editblocks.apply_edits(reply, tmp_path)
+    assert first.results[0].status is EditStatus.ALREADY_APPLIED and first.results[0].file_path == "pkg/mod.py"
+    (tmp_path / "pkg" / "mod.py").write_text("NAMES = ['a', 'b']\n")
+    again = editblocks.apply_edits(reply, tmp_path, dry_run=True)
+    assert again.results[0].strategy != "journal" and again.results[0].status is not EditStatus.ALREADY_APPLIED
+
+
+def test_a_damaged_journal_entry_is_ignored(tmp_path: Path) -> None:
+    import json
+
+    root = _project(tmp_path)
+    editblocks.apply_edits(REPLY, root)
+    (entry,) = (root / ".editblocks" / "journal").glob("*.json")
+    for done in (["0"], "0", {"0": 1}, [[0, None]], [[0]], None):
+        data = json.loads(entry.read_text())
+        data["done"] = done
+        entry.write_text(json.dumps(data))
+        again = editblocks.apply_edits(REPLY, root, dry_run=True)  # judged on the text, never raises
+        assert again.results[0].strategy != "journal"
+        assert (root / "f.py").read_text() == MEANT

@@ -85,8 +85,9 @@ class JournalEntry:
     """Which reply was applied: its file name, or its first line."""
     blocks: str | None = None
     """A digest of the reply's blocks (see :func:`editblocks.pipeline.placer.blocks_digest`)."""
-    done: list[int] | None = None
-    """The indexes of the blocks that were applied or already applied."""
+    done: list[Any] | None = None
+    """The blocks that were applied or already applied once the writes were over: ``[index,
+    [paths]]`` each, the paths the block acted on (its file, and where it moved it)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -216,7 +217,7 @@ class Journal:
         for jf in mine.files:
             if jf.size is not None:
                 try:
-                    if os.lstat(self.root / jf.path).st_size != jf.size:
+                    if os.stat(self.root / jf.path).st_size != jf.size:
                         return None  # changed since: known without reading it
                 except OSError:
                     return None

@@ -281,12 +281,25 @@ class BlockApplier:
             return {}
         try:
             entry = Journal(self.workspace.root).unchanged_since(self.blocks, self.workspace)
-        except (WorkspaceError, OSError, ValueError):
-            return {}  # no journal to read: the blocks are judged on the text (the write says why)
-        if entry is None or entry.done is None:
+            if entry is None or not isinstance(entry.done, list):
+                return {}
+            written = {f.path for f in entry.files}
+            made: dict[int, int] = {}
+            for item in entry.done:
+                i, paths = item
+                if (
+                    type(i) is int
+                    and 0 <= i < len(blocks)
+                    and isinstance(paths, list)
+                    and paths
+                    and all(isinstance(p, str) and p in written for p in paths)
+                ):
+                    made[i] = entry.id
+            return made
+        except (WorkspaceError, OSError, ValueError, TypeError, AttributeError):
+            # No journal to read, or an entry damaged: the blocks are judged on the text (a write
+            # says why the journal cannot be used).
             return {}
-        written = {f.path for f in entry.files}
-        return {i: entry.id for i in entry.done if i < len(blocks) and blocks[i].file_path in written}
 
     def made(self, block: EditBlock, entry: int) -> EditResult:
         """Report ``block``, which the reply's last apply (journal entry ``entry``) made, already

@@ -43,8 +43,13 @@ def _why(exc: Exception) -> str:
 def _close_journal(
     book: Journal | None, entry: JournalEntry | None, written: list[Change], result: ApplyResult
 ) -> None:
-    """Keep the files written in the journal entry (an entry that wrote nothing is dropped)."""
+    """Keep the files written in the journal entry (an entry that wrote nothing is dropped), and
+    which blocks were done once the writes are over, with the paths each acted on."""
     if book is not None and entry is not None:
+        if entry.blocks is not None:
+            entry.done = [
+                [i, [p for p in (r.file_path, r.moved_to) if p]] for i, r in enumerate(result.results) if r.status.done
+            ]
         try:
             book.finish(entry, [c.path for c in written])
         except (OSError, WorkspaceError) as exc:
@@ -117,7 +122,6 @@ def commit(
                 [(_journal_file(workspace, c), c.file.data if c.existed else None) for c in ready],
                 atomic=atomic,
                 blocks=blocks,
-                done=None if blocks is None else [i for i, r in enumerate(result.results) if r.status.done],
             )
         except WorkspaceError as exc:
             for change in ready:
@@ -132,6 +136,9 @@ def commit(
         for change in ready:
             try:
                 if change.delete:
+                    if any(r.status is EditStatus.FAILED for r in change.owners):
+                        # A move whose new file could not be written keeps its old one.
+                        continue
                     workspace.delete(change.path, expected=change.file.data, folders=folders)
                     written.append(change)
                     _record(result, change)
