@@ -401,7 +401,9 @@ def _removed_beside(view: FileView, search: list[str], first: int, end: int) -> 
     for k in before:
         if any(_stands_for(x, view.lines[k].strip(), r[:first_j]) for x in head):
             return k
-    return _removed_near(view, {x for x in s if x and x not in in_replace}, first, end, [x for x in r if x])
+    # Removed: the SEARCH lines REPLACE has fewer of (a line SEARCH has twice and REPLACE once counts).
+    removed = set(Counter(x for x in s if x) - Counter(x for x in r if x))
+    return _removed_near(view, removed, first, end, [x for x in r if x])
 
 
 def _removed_near(
@@ -1062,8 +1064,11 @@ def _verbatim_apart(
     mapped = {start + w for w in mapping if w is not None}
     for k, w in enumerate(mapping):
         model = search[k].strip()
-        if not model or len(_WORDS.findall(model)) < 2 or (w is not None and stripped[start + w] == model):
+        if not model or (w is not None and stripped[start + w] == model):
             continue
+        few = len(_WORDS.findall(model)) < 2
+        if few and w is not None:
+            continue  # a line of few words (a docstring's quotes, a brace) stands in many places
         if w is not None:
             # Stood for another line while the file has this one exactly: beside the region (a line
             # left out of SEARCH), or anywhere else (the region is the wrong one of two like it).

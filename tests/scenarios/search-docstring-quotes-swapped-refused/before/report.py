@@ -1,0 +1,10 @@
+"""
+report.py - build and print weekly reports
+"""
+
+import re
+import sys
+
+
+def main():
+    return 0
