@@ -427,3 +427,17 @@ def test_already_applied_agrees_with_a_line_by_line_reading(
     expected = len(r_at) == 1 and all(r_at[0][0] <= a and b <= r_at[0][1] for a, b in s_at)
     got = check_already_applied(text, "".join(x + "\n" for x in search), "".join(x + "\n" for x in replace))
     assert bool(got) == expected
+
+
+def test_a_change_that_restates_a_word_the_copy_dropped_is_not_merged() -> None:
+    """SEARCH dropped ``stdout.``, REPLACE (the true line, changed) has it: carried onto the file's
+    line the word would stand twice (``self.stdout.stdout.checked``); there is no clean merge."""
+    assert (
+        merge_line("self.stdout.write(self.prompt)", "self.write(self.prompt)", "self.stdout.checked(self.prompt)")
+        is None
+    )
+    assert merge_line("if os.path.exists(name):", "if os.exists(name):", "if os.path.exists(name, extra=1):") is None
+    # A change that brings no word the copy lacks is still carried: the file keeps its own words.
+    assert merge_line("self.stdout.write(self.prompt)", "self.write(self.prompt)", "self.write(self.banner)") == (
+        "self.stdout.write(self.banner)"
+    )

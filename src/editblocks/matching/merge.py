@@ -11,6 +11,7 @@ between SEARCH and the file do not touch the same words. Otherwise there is no m
 from __future__ import annotations
 
 import re
+from collections import Counter
 from difflib import SequenceMatcher
 
 _TOKEN = re.compile(r"\s+|\w+|[^\w\s]")
@@ -54,11 +55,19 @@ def merge_line(file_line: str, search_line: str, replace_line: str) -> str | Non
         # The model's copy is cut short and its change rewrites the line: where the words it did
         # not see belong in the new line is anyone's guess.
         return None
+    # Words the file's line has more of than the model's copy: a change that brings one of them
+    # may be the model restating a word its copy dropped (``self.write`` for ``self.stdout.write``
+    # changed to ``self.stdout.checked``), and carried onto the file it would stand twice.
+    dropped = Counter(t for t in f if t[:1].isalnum() or t[:1] == "_") - Counter(
+        t for t in s if t[:1].isalnum() or t[:1] == "_"
+    )
     out: list[str] = []
     cursor = 0  # next file token not yet copied
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, s, r, autojunk=False).get_opcodes():
         if tag == "equal":
             continue
+        if dropped and any(t in dropped for t in r[j1:j2]):
+            return None
         # The change touches SEARCH tokens i1:i2 (none for an insertion at i1). Each must be in the
         # file unchanged, and its file counterparts must be contiguous.
         if i2 > i1:
