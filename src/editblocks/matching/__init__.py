@@ -1062,6 +1062,29 @@ def _verbatim_apart(
     span = len(search)
     lo, hi = max(0, start - span), min(len(stripped), start + length + span)
     mapped = {start + w for w in mapping if w is not None}
+    # A line paired with its twin at another indentation than the other pairs share, while the
+    # region has the line at that shared indentation where no SEARCH line stands (``break`` under
+    # the inner ``if`` taken for the ``break`` under the outer one).
+    shifts = Counter(
+        _indent_width(view.lines[start + w]) - _indent_width(search[j])
+        for j, w in enumerate(mapping)
+        if w is not None and search[j].strip()
+    )
+    if len(shifts) > 1:
+        shift = shifts.most_common(1)[0][0]
+        for k, w in enumerate(mapping):
+            model = search[k].strip()
+            if w is None or not model or stripped[start + w] != model:
+                continue
+            if _indent_width(view.lines[start + w]) - _indent_width(search[k]) == shift:
+                continue
+            for p in range(start, start + length):
+                if (
+                    p not in mapped
+                    and stripped[p] == model
+                    and _indent_width(view.lines[p]) - _indent_width(search[k]) == shift
+                ):
+                    return k, p
     for k, w in enumerate(mapping):
         model = search[k].strip()
         if not model or (w is not None and stripped[start + w] == model):
@@ -1088,6 +1111,11 @@ def _verbatim_apart(
             if any((j < k) != (start + v < p) for j, v in enumerate(mapping) if v is not None):
                 return k, p
     return None
+
+
+def _indent_width(line: str) -> int:
+    """The width of a line's leading white space (a tab counts 8)."""
+    return len(line[: len(line) - len(line.lstrip())].expandtabs(8))
 
 
 def _new_lines_present(
