@@ -351,6 +351,10 @@ def test_an_edit_in_a_mixed_ending_file_keeps_every_byte_outside_its_span(
         # The deletion makes a lone CR and an empty LF line neighbours, which read back as one
         # CRLF: one of their endings must change (the empty line's does, see _restore_endings).
         return
+    if tail.startswith("\n") and out.endswith("\r" + tail[1:]) and out[: len(out) - len(tail)].endswith("\r"):
+        # The same when REPLACE ends with the line the span ended with, a lone CR line: written as
+        # it was, it is taken for an untouched line, and the empty line after it gives way.
+        return
     assert out.startswith(head), (out, head)
     assert out.endswith(tail), (out, tail)
     middle = out[len(head) : len(out) - len(tail)]
