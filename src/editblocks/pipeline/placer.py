@@ -341,14 +341,7 @@ class BlockApplier:
             at = text.find(made) if made.strip() else -1
             if at != -1 and text.find(made, at + 1) == -1:
                 res.estimated_line = text.count("\n", 0, at) + 1
-        self.result.results.append(res)
-        if group:
-            self._groups[group][1].append(res)
-            if res.status is EditStatus.FAILED:
-                self._fail_group(group, f"the chunk at reply line {block.line_number} failed: {res.reason}")
-        if res.status is EditStatus.FAILED:
-            self._failed_files.add(res.file_path)
-        return res
+        return self._settle(block, res)
 
     def add(self, block: EditBlock) -> EditResult:
         """Apply ``block`` in memory; its result is also appended to ``result.results``."""
@@ -379,11 +372,16 @@ class BlockApplier:
         )
         if drift is not None:
             _review_drift(res, block, states, snapshot, drift, self.options.refuse_drift)
+        return self._settle(block, res)
+
+    def _settle(self, block: EditBlock, res: EditResult) -> EditResult:
+        """Record ``res``, ``block``'s result, with its group and its file: a failure fails the
+        group's other chunks and skips the file's later blocks; an applied block owns its files."""
         self.result.results.append(res)
-        if group:
-            self._groups[group][1].append(res)
+        if block.group:
+            self._groups[block.group][1].append(res)
             if res.status is EditStatus.FAILED:
-                self._fail_group(group, f"the chunk at reply line {block.line_number} failed: {res.reason}")
+                self._fail_group(block.group, f"the chunk at reply line {block.line_number} failed: {res.reason}")
         if res.status is EditStatus.FAILED:
             self._failed_files.add(res.file_path)
         elif res.status is EditStatus.APPLIED:
