@@ -918,7 +918,21 @@ def whitespace_starts(view: FileView, piece: list[str]) -> list[int]:
 def _fuzzy(view: FileView, search: list[str], replace: list[str]) -> Match | MatchFailure | None:
     stripped = view.find("strip", str.strip, search, limit=2)
     if len(stripped) == 1 and any(s.strip() for s in search):
-        # Every line is there, in order and only once, with uneven indentation: the place is certain.
+        # Every line is there, in order and only once, with uneven indentation: the place is
+        # certain, unless a line is paired with its twin at another indentation than the others
+        # while the line at theirs stands beside (two lines swapped: ``finally:`` at two depths).
+        twin = _verbatim_apart(view, search, stripped[0], len(search), list(range(len(search))))
+        if twin is not None:
+            k, p = twin
+            return MatchFailure(
+                f"SEARCH's lines are at line {stripped[0] + 1} with other indentation, but its line "
+                f"{quote(search[k].strip(), 60)} stands there at another depth than the others, and at theirs at line "
+                f"{p + 1}, so where the edit goes is not certain (SEARCH may have its lines in another order). "
+                "Copy the lines exactly from the file",
+                "ambiguous",
+                stripped[0] + 1,
+                candidates=sorted({stripped[0] + 1 + k, p + 1}),
+            )
         cand = Candidate(stripped[0], len(search), identity(len(search)), "fuzzy", 1.0)
         return build_match(view, cand, search, replace, strict=True)
     regions, complete = ranked_regions(view, search, limit=3)
@@ -1063,8 +1077,8 @@ def _verbatim_apart(
     lo, hi = max(0, start - span), min(len(stripped), start + length + span)
     mapped = {start + w for w in mapping if w is not None}
     # A line paired with its twin at another indentation than the other pairs share, while the
-    # region has the line at that shared indentation where no SEARCH line stands (``break`` under
-    # the inner ``if`` taken for the ``break`` under the outer one).
+    # line stands at that shared indentation in or beside the region where no SEARCH line stands
+    # (``break`` under the inner ``if`` taken for the ``break`` under the outer one).
     shifts = Counter(
         _indent_width(view.lines[start + w]) - _indent_width(search[j])
         for j, w in enumerate(mapping)
@@ -1078,7 +1092,7 @@ def _verbatim_apart(
                 continue
             if _indent_width(view.lines[start + w]) - _indent_width(search[k]) == shift:
                 continue
-            for p in range(start, start + length):
+            for p in range(lo, hi):
                 if (
                     p not in mapped
                     and stripped[p] == model
