@@ -47,7 +47,7 @@ from editblocks.matching.strategies import (
     trim_blank_lines,
     whitespace,
 )
-from editblocks.matching.text import find_all, find_lines, format_lines, line_of, split_lines
+from editblocks.matching.text import find_all, find_lines, format_lines, indent_width, line_of, split_lines
 from editblocks.quoting import percent, quote
 
 LEVELS = ("exact", "tolerant", "fuzzy", "ast")
@@ -406,20 +406,18 @@ def _removed_beside(view: FileView, search: list[str], first: int, end: int) -> 
     return _removed_near(view, removed, first, end, [x for x in r if x])
 
 
-def _removed_near(
-    view: FileView, removed: set[str], first: int, end: int, instead: list[str] | None = None
-) -> int | None:
+def _removed_near(view: FileView, removed: set[str], first: int, end: int, instead: list[str]) -> int | None:
     """A line the edit removes (``removed``, stripped) standing a line or two away from the REPLACE
     text at ``first:end``, on either side (SEARCH's lines in another order, or missing a line):
-    still there, so the edit was not made. With ``instead`` (the REPLACE text's lines, stripped),
-    a line that stands for a removed one (misremembered, cut short or missing a word) better than
-    any of them counts too. None when there is none."""
+    still there, so the edit was not made. A line that stands for a removed one (misremembered,
+    cut short or missing a word) better than any of the REPLACE text's lines (``instead``,
+    stripped) counts too. None when there is none."""
     near = _nonblank(view, range(first - 1, -1, -1), REMOVED_NEAR) + _nonblank(
         view, range(end, len(view.lines)), REMOVED_NEAR
     )
     for k in near:
         line = view.lines[k].strip()
-        if line in removed or (instead is not None and any(_stands_for(x, line, instead) for x in removed)):
+        if line in removed or any(_stands_for(x, line, instead) for x in removed):
             return k
     return None
 
@@ -597,7 +595,7 @@ def _lines_for(view: FileView, models: list[str], i: int) -> list[int]:
     positions = view.positions()
     for j, other in enumerate(models):
         if other and j != i:
-            at = (positions.get(other) or []) if positions is not None else view.find("strip", str.strip, [other])
+            at = view.stripped_places(other, positions)
             found += [k + i - j for k in at[:STANDS_ELSEWHERE_ANCHORS]]
     if sum(1 for m in models if m) == 1:
         found += similar_lines(view, models[i], CHANGED_LINE_SIMILARITY, 8)
@@ -743,9 +741,7 @@ def _reordered_elsewhere(view: FileView, search: list[str], first: int, end: int
     if len(models) < 2:
         return None
     positions = view.positions()
-    places = [
-        (positions.get(m) or []) if positions is not None else view.find("strip", str.strip, [m]) for m in set(models)
-    ]
+    places = [view.stripped_places(m, positions) for m in set(models)]
     rarest = min(places, key=len)
     if len(rarest) > STANDS_ELSEWHERE_ANCHORS:
         return None
@@ -1080,7 +1076,7 @@ def _verbatim_apart(
     # line stands at that shared indentation in or beside the region where no SEARCH line stands
     # (``break`` under the inner ``if`` taken for the ``break`` under the outer one).
     shifts = Counter(
-        _indent_width(view.lines[start + w]) - _indent_width(search[j])
+        indent_width(view.lines[start + w]) - indent_width(search[j])
         for j, w in enumerate(mapping)
         if w is not None and search[j].strip()
     )
@@ -1090,13 +1086,13 @@ def _verbatim_apart(
             model = search[k].strip()
             if w is None or not model or stripped[start + w] != model:
                 continue
-            if _indent_width(view.lines[start + w]) - _indent_width(search[k]) == shift:
+            if indent_width(view.lines[start + w]) - indent_width(search[k]) == shift:
                 continue
             for p in range(lo, hi):
                 if (
                     p not in mapped
                     and stripped[p] == model
-                    and _indent_width(view.lines[p]) - _indent_width(search[k]) == shift
+                    and indent_width(view.lines[p]) - indent_width(search[k]) == shift
                 ):
                     return k, p
     for k, w in enumerate(mapping):
@@ -1109,9 +1105,7 @@ def _verbatim_apart(
         if w is not None:
             # Stood for another line while the file has this one exactly: beside the region (a line
             # left out of SEARCH), or anywhere else (the region is the wrong one of two like it).
-            positions = view.positions()
-            places = (positions.get(model) or []) if positions is not None else view.find("strip", str.strip, [model])
-            for p in places:
+            for p in view.stripped_places(model, view.positions()):
                 if p not in mapped:
                     return k, p
             continue
@@ -1125,11 +1119,6 @@ def _verbatim_apart(
             if any((j < k) != (start + v < p) for j, v in enumerate(mapping) if v is not None):
                 return k, p
     return None
-
-
-def _indent_width(line: str) -> int:
-    """The width of a line's leading white space (a tab counts 8)."""
-    return len(line[: len(line) - len(line.lstrip())].expandtabs(8))
 
 
 def _new_lines_present(

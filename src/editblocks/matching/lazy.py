@@ -41,6 +41,7 @@ from difflib import SequenceMatcher
 from pathlib import PurePosixPath
 
 from editblocks.matching.strategies import is_elision
+from editblocks.matching.text import indent_width
 from editblocks.models import SKETCH_PART_SHOWN, SketchPart
 
 __all__ = [
@@ -466,13 +467,13 @@ def _block_end(f: _File, run: _Run, j: int, cands: list[int], lo: int) -> list[i
     blank lines before it; None when that is not so."""
     if j != 0 or run.lines[0].strip() not in _CLOSERS or not run.after_elision:
         return None
-    if _width(run.elision_before) <= _width(run.lines[0]):
+    if indent_width(run.elision_before) <= indent_width(run.lines[0]):
         return None
     for c in sorted(cands):
         if c < lo:
             continue
-        depth = _width(f.lines[c])
-        if all(not x.strip() or _width(x) > depth for x in f.lines[lo:c]):
+        depth = indent_width(f.lines[c])
+        if all(not x.strip() or indent_width(x) > depth for x in f.lines[lo:c]):
             return [c]
         return None
     return None
@@ -614,10 +615,6 @@ def _check_new_lines(new: list[str], gap: list[str], run: _Run, at_gap_end: bool
                 )
 
 
-def _width(line: str) -> int:
-    return len(_indent(line).expandtabs(8))
-
-
 def _check_block_closed(run: _Run, sketch: list[str], lines: list[str], kept: list[str]) -> None:
     """The run adds lines after its last line the file has, in that line's block, then an elision
     stands left of them (the sketch closed their block), yet the file lines the elision keeps
@@ -629,12 +626,12 @@ def _check_block_closed(run: _Run, sketch: list[str], lines: list[str], kept: li
     if not added or first_kept is None or mark >= len(sketch):
         return
     # The sketch's indentation read in the file's: by the run's first anchored line.
-    offset = _width(lines[run.head]) - _width(run.lines[run.h])
-    anchored, elided = _width(run.lines[run.t]) + offset, _width(sketch[mark]) + offset
-    depth = min(_width(x) for x in added) + offset
+    offset = indent_width(lines[run.head]) - indent_width(run.lines[run.h])
+    anchored, elided = indent_width(run.lines[run.t]) + offset, indent_width(sketch[mark]) + offset
+    depth = min(indent_width(x) for x in added) + offset
     # The added lines stay in the block of the last line the file has (not a new member after
     # it), the elision stands outside them, and the file's next lines are in that block too.
-    if elided < depth and anchored <= depth <= _width(first_kept):
+    if elided < depth and anchored <= depth <= indent_width(first_kept):
         raise _Refused(
             f"the elision comment at line {mark + 1} of the sketch stands outside the block that "
             f"{_quote(run.lines, run.first)} adds lines to, but the file's lines it would keep continue that block ({first_kept.strip()[:60]!r}): the old lines would stay "

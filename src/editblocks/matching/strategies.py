@@ -188,6 +188,13 @@ class FileView:
             self._positions = LinePositions(self.stripped)
         return self._positions
 
+    def stripped_places(self, line: str, positions: LinePositions | None) -> list[int]:
+        """Indexes of the lines that are ``line`` (stripped) once stripped: through ``positions``
+        (:meth:`positions`, when built), otherwise by a search of the stripped text."""
+        if positions is not None:
+            return positions.get(line) or []
+        return self.find("strip", str.strip, [line])
+
     def find(self, name: str, norm: Callable[[str], str], search: list[str], limit: int = 200) -> list[int]:
         """Line indexes where ``search`` occurs once both sides are normalised with ``norm``."""
         joined = self._joined.get(name)

@@ -87,6 +87,11 @@ def indent_of(line: str) -> str:
     return _INDENT.match(line).group(0)  # type: ignore[union-attr]
 
 
+def indent_width(line: str) -> int:
+    """The width of a line's leading white space, a tab counting 8."""
+    return len(line[: len(line) - len(line.lstrip())].expandtabs(8))
+
+
 @dataclass(frozen=True)
 class IndentStyle:
     """How a text indents: with tabs, or with ``unit`` spaces per level."""
