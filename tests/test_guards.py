@@ -945,3 +945,28 @@ def test_a_deletion_copied_swapped_and_cut_is_never_called_applied(tmp_path: Pat
             assert res.status is not EditStatus.ALREADY_APPLIED, (a, b, flawed, res.reason)
             assert written in (text, meant), (a, b, flawed, res.status)
     assert tried >= 10
+
+
+@pytest.mark.parametrize("module", ["calendar.py", "json/decoder.py", "tarfile.py", "difflib.py"])
+def test_a_line_search_left_out_and_replace_restores_never_stands_twice(tmp_path: Path, module: str) -> None:
+    """The file has ``a, b, c, b``; SEARCH leaves out the first ``b`` (``a, c, b``) and REPLACE
+    restores it while changing the last two lines (``a, b, c', b'``). REPLACE's ``b`` reads as
+    SEARCH's last line kept, so carrying the change over keeps the file's ``b`` as well: right is
+    the edit meant, or a refusal; never ``b`` twice."""
+    text = _stdlib(module)
+    lines = text.splitlines()
+    tried = 0
+    for i in range(len(lines) - 3):
+        a, b, c, d = lines[i : i + 4]
+        if not (a.strip() and c.strip() and b.strip() and b.strip() == d.strip()):
+            continue
+        if len({a.strip(), b.strip(), c.strip()}) < 3 or text.count(f"{a}\n{b}\n{c}\n{d}\n") != 1:
+            continue
+        tried += 1
+        c2, d2 = f"{c}  # checked", f"{d[: len(d) - len(d.lstrip())]}finish_step()"
+        meant = text.replace(f"{a}\n{b}\n{c}\n{d}\n", f"{a}\n{b}\n{c2}\n{d2}\n")
+        res = _apply_once(tmp_path, text, f"{a}\n{c}\n{d}\n", f"{a}\n{b}\n{c2}\n{d2}\n")
+        written = (tmp_path / "m.py").read_text(encoding="utf-8")
+        assert written in (text, meant), (a, b, c, res.status)
+        assert (res.status is EditStatus.APPLIED) == (written == meant), (a, b, c, res.status)
+    assert tried >= 3

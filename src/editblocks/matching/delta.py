@@ -260,6 +260,48 @@ def _check_frame(
         )
 
 
+def _check_restored(
+    ops: Sequence[tuple[str, int, int, int, int]],
+    search: Sequence[str],
+    replace: Sequence[str],
+    window: Sequence[str],
+    mapping: Sequence[int | None],
+) -> None:
+    """Refuse when a file line SEARCH left out stands in REPLACE beside the same kept line as in
+    the file: REPLACE may restore that line (then keeping the file's copy too would have it
+    twice) or add a second copy. Which one is not certain."""
+    kept: dict[int, int] = {}  # SEARCH index -> REPLACE index, for lines the edit keeps
+    for tag, i1, i2, j1, _j2 in ops:
+        if tag == "equal":
+            for k in range(i1, i2):
+                kept[k] = j1 + k - i1
+    placed = sorted((w, k) for k, w in enumerate(mapping) if w is not None)
+    bounds: list[tuple[int, int | None]] = [(-1, None), *placed, (len(window), None)]
+    for (wa, ka), (wb, kb) in zip(bounds, bounds[1:]):
+        run = [window[u].strip() for u in range(wa + 1, wb) if window[u].strip()]
+        if not run:
+            continue
+        for at, line, w, step in ((ka, run[0], wa, 1), (kb, run[-1], wb, -1)):
+            if at is None or at not in kept:
+                continue
+            # The first non-blank line past the kept line, towards the left-out line: in REPLACE
+            # the left-out line itself, in SEARCH another.
+            in_replace = _next_line(replace, kept[at], step)
+            in_search = _next_line(search, at, step)
+            if in_replace == line != in_search:
+                raise DeltaError(
+                    f"SEARCH leaves out the file's line {quote(line, 60)} beside {quote(window[w].strip(), 60)}, and "
+                    "REPLACE has that line there: whether REPLACE restores it or adds a second copy is not certain. "
+                    "Copy the lines exactly from the file, leaving none out"
+                )
+
+
+def _next_line(lines: Sequence[str], start: int, step: int) -> str | None:
+    """The first non-blank line past ``lines[start]`` going by ``step`` (1 or -1), stripped."""
+    end = len(lines) if step > 0 else -1
+    return next((lines[i].strip() for i in range(start + step, end, step) if lines[i].strip()), None)
+
+
 def apply_delta(
     search: Sequence[str],
     replace: Sequence[str],
@@ -287,6 +329,7 @@ def apply_delta(
     if not reindent.identical:
         reindent.search_frame = _shows_search_frame(ops, search, replace, window, mapping)
         _check_frame(ops, search, replace, window, mapping, reindent.search_frame)
+    _check_restored(ops, search, replace, window, mapping)
     merged = _merges(ops, search, replace, window, mapping)
     mapped = [k for k, w in enumerate(mapping) if w is not None and search[k].strip()]
     first_mapped, last_mapped = (mapped[0], mapped[-1]) if mapped else (0, len(search))

@@ -172,6 +172,12 @@ def _review_drift(
     res.moved_to = None
 
 
+_MADE = (
+    "already applied: this reply's last apply (undo entry #{entry}) made this block, and the files it wrote are "
+    "unchanged since"
+)
+
+
 class _Failure(Exception):
     def __init__(self, reason: str, line: int | None = None) -> None:
         super().__init__(reason)
@@ -303,8 +309,14 @@ class BlockApplier:
 
     def made(self, block: EditBlock, entry: int) -> EditResult:
         """Report ``block``, which the reply's last apply (journal entry ``entry``) made, already
-        applied: as the text shows it when it does, otherwise on the journal's evidence (the text
-        would have it placed again, or refused), the files left as they are."""
+        applied on the journal's evidence, the files left as they are. An edit of lines in a file
+        is not searched for (the evidence holds whatever the text would show, and the file is
+        read only to prove it is still reached as before); a file operation (create, delete,
+        move, whole file) is reported as the text shows it when it does."""
+        if not (block.is_create or block.delete or block.move_to is not None):
+            done = self._made_edit(block, entry)
+            if done is not None:
+                return self._settle(block, done)
         states = self._states
         snapshot = {p: (s.text, s.final_newline, s.deleted) for p, s in states.items()}
         group = block.group
@@ -331,10 +343,7 @@ class BlockApplier:
             text = state.text if state is not None and not state.deleted else ""
             placed = res
             res = EditResult(file_path=placed.file_path, status=EditStatus.ALREADY_APPLIED, block=block)
-            res.reason = (
-                f"already applied: this reply's last apply (undo entry #{entry}) made this block, and the files it "
-                "wrote are unchanged since"
-            )
+            res.reason = _MADE.format(entry=entry)
             res.strategy = Strategy.JOURNAL.value
             # Where the block's text stands, when it stands once (for the reader; the journal decided).
             made = block.replace_text
@@ -342,6 +351,30 @@ class BlockApplier:
             if at != -1 and text.find(made, at + 1) == -1:
                 res.estimated_line = text.count("\n", 0, at) + 1
         return self._settle(block, res)
+
+    def _made_edit(self, block: EditBlock, entry: int) -> EditResult | None:
+        """``block``, an edit of lines its reply's last apply made, reported already applied once
+        its file is reached and read as any block's is; None when that fails or the path had to
+        be resolved to another file (then the block goes the whole way, and says why)."""
+        try:
+            path, requested = _resolve(block, self.workspace, self._states, self._paths)
+            if requested:
+                return None
+            state = _state(path, block, self.workspace, self._states, self.expected[block.file_path])
+        except (_Failure, WorkspaceError):
+            return None
+        if state.deleted:
+            return None
+        res = EditResult(file_path=path, status=EditStatus.ALREADY_APPLIED, block=block)
+        res.reason = _MADE.format(entry=entry)
+        res.strategy = Strategy.JOURNAL.value
+        made = block.replace_text
+        if made.endswith("\n") and made.strip() and state.doc.indexable:
+            # Where the block's text stands, when it stands once (for the reader; the journal decided).
+            hits = state.doc.find(made[:-1].split("\n"))
+            if len(hits) == 1:
+                res.estimated_line = hits[0] + 1
+        return res
 
     def add(self, block: EditBlock) -> EditResult:
         """Apply ``block`` in memory; its result is also appended to ``result.results``."""
