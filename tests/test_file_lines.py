@@ -15,13 +15,18 @@ def _find(model: list[str], needle: list[str]) -> list[int]:
     return [i for i in range(len(model) - n + 1) if model[i : i + n] == needle] if n else []
 
 
+@pytest.mark.parametrize("named", [False, True])
 @pytest.mark.parametrize("seed", range(6))
-def test_random_splices_agree_with_a_list(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_random_splices_agree_with_a_list(seed: int, named: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Searches, counts and splices agree with a plain list; with ``named``, the index counts
+    only some lines at first (those the blocks name) and the others when asked for."""
     monkeypatch.setattr(lines_module, "CHUNK", 4)
     rng = random.Random(seed)
     words = ["a", "b", "c", "", "dd", "e e"]
     model = [rng.choice(words) + str(rng.randrange(8)) for _ in range(rng.randrange(0, 40))]
     doc = FileLines("".join(x + "\n" for x in model))
+    if named:
+        doc.expect(TEXT_SEARCHES, [w + str(d) for w in words[::2] for d in range(0, 8, 2)])
     for _ in range(200):
         op = rng.randrange(5)
         if op == 4:

@@ -273,7 +273,7 @@ class Journal:
         self._save(entry, self._folder("journal"))
 
     def _save(self, entry: JournalEntry, folder: Path) -> None:
-        data = json.dumps(entry.to_dict(), indent=1).encode("utf-8")
+        data = json.dumps(entry.to_dict(), separators=(",", ":")).encode("utf-8")
         atomic_write(folder / f"{entry.id:06d}.json", data, 0o600, root=self.root)
 
     def _remove(self, entry: JournalEntry) -> None:

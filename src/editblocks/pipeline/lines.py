@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
-from itertools import accumulate, chain, repeat
+from collections.abc import Iterable
+from itertools import accumulate, chain, compress, repeat
 
 CHUNK = 512
 """Lines per chunk when a text is indexed; a chunk grown past twice this is split."""
@@ -35,6 +36,11 @@ class FileLines:
         """The last search and what it found (while the text is unchanged)."""
         self._anchor = (0, 0)
         """A line of the text as a string and where it starts (before the text is indexed)."""
+        self._wanted: set[str] | None = None
+        """The lines the blocks to come name, when known (see :meth:`expect`)."""
+        self._tracked: set[str] | None = None
+        """The lines whose counts are kept (every line when None); another line is counted
+        when first asked for (see :meth:`_n`)."""
 
     # -- the text --------------------------------------------------------------------------------
 
@@ -70,14 +76,25 @@ class FileLines:
         self._line_start: list[int] = []
         self._char_start: list[int] = []
         self._pos: dict[int, int] = {}
-        # The chunk of every line; right for a line that occurs once (see _chunks_of).
-        self._one: dict[str, int] = dict(
-            zip(lines, chain.from_iterable(repeat(i, len(c)) for i, c in enumerate(chunks)))
-        )
-        # When no line repeats, the counts are the keys above, each once: a C-speed copy instead
-        # of a second pass over the lines.
-        self._count: Counter[str] = Counter(dict.fromkeys(self._one, 1) if len(self._one) == len(lines) else lines)
         self._many: dict[str, Counter[int]] = {}
+        wanted = self._wanted
+        if wanted is not None:
+            # Only the lines the blocks name are counted (and their chunks known) now; a line
+            # they do not name is counted when first asked for.
+            self._tracked = set(wanted)
+            self._one: dict[str, int] = {}
+            self._count: Counter[str] = Counter()
+            for i in compress(range(len(lines)), map(wanted.__contains__, lines)):
+                line = lines[i]
+                self._count[line] += 1
+                self._one[line] = i // CHUNK  # right for a line that occurs once
+        else:
+            self._tracked = None
+            # The chunk of every line; right for a line that occurs once (see _chunks_of).
+            self._one = dict(zip(lines, chain.from_iterable(repeat(i, len(c)) for i, c in enumerate(chunks))))
+            # When no line repeats, the counts are the keys above, each once: a C-speed copy
+            # instead of a second pass over the lines.
+            self._count = Counter(dict.fromkeys(self._one, 1) if len(self._one) == len(lines) else lines)
         """For some lines that occur more than once: how many times in each chunk."""
         self._stripped = None
         self._nonascii = 0 if text.isascii() else sum(1 for line in lines if not line.isascii())
@@ -187,17 +204,33 @@ class FileLines:
 
     # -- finding ---------------------------------------------------------------------------------
 
-    def expect(self, blocks: int) -> None:
+    def expect(self, blocks: int, lines: Iterable[str] | None = None) -> None:
         """``blocks`` blocks will search the text: when that is more searches than a scan of the
         string serves (:data:`TEXT_SEARCHES`), it is indexed at the first, so the first blocks'
-        splices do not rebuild the whole string."""
+        splices do not rebuild the whole string. ``lines``, the lines those blocks name, when
+        known: the index then counts only those at first (any other line is counted when asked
+        for, so every count stays exact)."""
         if self._chunks is None and 2 * blocks > TEXT_SEARCHES:
             self._searches = max(self._searches, TEXT_SEARCHES)
+            if lines is not None:
+                self._wanted = set(lines)
+
+    def _n(self, line: str) -> int:
+        """How many lines of the (indexed) text are exactly ``line``: kept for a tracked line,
+        otherwise counted over the chunks now, and kept from then on."""
+        tracked = self._tracked
+        if tracked is not None and line not in tracked:
+            n = sum(c.count(line) for c in self._chunks or ())
+            if n:
+                self._count[line] = n
+            tracked.add(line)
+            return n
+        return self._count[line]
 
     def count(self, line: str) -> int:
         """How many lines of the text are exactly ``line``."""
         self._ensure()
-        return self._count[line]
+        return self._n(line)
 
     def has_stripped(self, stripped: str) -> bool:
         """Whether some line of the text is ``stripped`` (not empty) once stripped of white space
@@ -225,7 +258,7 @@ class FileLines:
 
     def _chunks_of(self, line: str) -> list[int]:
         """Ids of the chunks holding ``line``."""
-        n = self._count[line]
+        n = self._n(line)
         if n == 0:
             return []
         many = self._many.get(line)
@@ -260,8 +293,8 @@ class FileLines:
 
     def _find_indexed(self, needle: list[str]) -> list[int]:
         self._ensure()
-        count = self._count
-        k = min(range(len(needle)), key=lambda j: count[needle[j]])
+        count = self._n
+        k = min(range(len(needle)), key=lambda j: count(needle[j]))
         anchor = needle[k]
         cids = self._chunks_of(anchor)
         if not cids:
@@ -344,6 +377,9 @@ class FileLines:
             self._pos = {}
         chunk, cid = chunks[pa], self._ids[pa]
         old = chunk[ia:ib]
+        if self._tracked is not None:
+            for line in chain(old, new):
+                self._n(line)  # counted before the splice changes what a count over the chunks finds
         chunk[ia:ib] = new
         for line in old:
             self._remove(line, cid)

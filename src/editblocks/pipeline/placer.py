@@ -6,7 +6,8 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from itertools import chain
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -196,7 +197,8 @@ def apply_parsed(
         dry_run=options.dry_run,
     )
     applier = BlockApplier(workspace, result, options, drift)
-    applier.expected.update(block.file_path for block in parsed.blocks)
+    for block in parsed.blocks:
+        applier.expected.setdefault(block.file_path, []).append(block)
     applier.blocks = blocks_digest(parsed.blocks) if options.journal and parsed.blocks else None
     made = applier.made_before(parsed.blocks)
     for warning in parsed.warnings:
@@ -272,9 +274,10 @@ class BlockApplier:
         self.blocks: str | None = None
         """The digest of the whole reply's blocks, when known: recorded in the journal, and
         what tells a reply applied again (see :meth:`made_before`)."""
-        self.expected: Counter[str] = Counter()
-        """How many blocks will come for each path as blocks name it, when known (a whole reply):
-        a file that gets many is indexed at its first search (see :meth:`FileLines.expect`)."""
+        self.expected: dict[str, list[EditBlock]] = {}
+        """The blocks that will come for each path as blocks name it, when known (a whole reply):
+        a file that gets many is indexed at its first search, counting the lines they name (see
+        :meth:`FileLines.expect`)."""
 
     def made_before(self, blocks: list[EditBlock]) -> dict[int, int]:
         """The ``blocks`` (this reply's) that its last apply made (applied or found applied) in
@@ -331,7 +334,7 @@ class BlockApplier:
             self.options.match,
             allow_delete=self.options.allow_delete,
             paths=self._paths,
-            expected=self.expected[block.file_path],
+            expected=self.expected.get(block.file_path, ()),
         )
         state = states.get(res.file_path)
         readable = state is not None and (not state.deleted or block.delete or block.move_to is not None)
@@ -360,7 +363,7 @@ class BlockApplier:
             path, requested = _resolve(block, self.workspace, self._states, self._paths)
             if requested:
                 return None
-            state = _state(path, block, self.workspace, self._states, self.expected[block.file_path])
+            state = _state(path, block, self.workspace, self._states, self.expected.get(block.file_path, ()))
         except (_Failure, WorkspaceError):
             return None
         if state.deleted:
@@ -401,7 +404,7 @@ class BlockApplier:
             self.options.match,
             allow_delete=self.options.allow_delete,
             paths=self._paths,
-            expected=self.expected[block.file_path],
+            expected=self.expected.get(block.file_path, ()),
         )
         if drift is not None:
             _review_drift(res, block, states, snapshot, drift, self.options.refuse_drift)
@@ -590,7 +593,7 @@ def _apply_block(
     *,
     allow_delete: bool = True,
     paths: dict[str, tuple[str, Path]] | None = None,
-    expected: int = 0,
+    expected: Sequence[EditBlock] = (),
 ) -> EditResult:
     res = EditResult(file_path=block.file_path, status=EditStatus.FAILED, block=block)
     try:
@@ -1171,10 +1174,14 @@ def _did_you_mean(rel: str, workspace: Workspace) -> str:
 
 
 def _state(
-    path: str, block: EditBlock, workspace: Workspace, states: dict[str, _FileState], expected: int = 0
+    path: str,
+    block: EditBlock,
+    workspace: Workspace,
+    states: dict[str, _FileState],
+    expected: Sequence[EditBlock] = (),
 ) -> _FileState:
-    """The file ``path`` as this apply holds it, read when first needed (``expected``: how many
-    blocks of the reply name it, 0 when not known)."""
+    """The file ``path`` as this apply holds it, read when first needed (``expected``: the
+    reply's blocks that name it, none when not known)."""
     state = states.get(path)
     if state is not None:
         return state
@@ -1189,7 +1196,10 @@ def _state(
     except BinaryFileError as exc:
         raise _Failure(f"Binary file: {exc}") from None
     state = _FileState.load(file, existed)
-    state.doc.expect(expected)
+    state.doc.expect(
+        len(expected),
+        chain.from_iterable((b.anchor + b.old_lines + b.trailing_anchor + b.new_lines).split("\n") for b in expected),
+    )
     states[path] = state
     return state
 
