@@ -26,6 +26,7 @@ def test_random_splices_agree_with_a_list(seed: int, named: bool, monkeypatch: p
     model = [rng.choice(words) + str(rng.randrange(8)) for _ in range(rng.randrange(0, 40))]
     doc = FileLines("".join(x + "\n" for x in model))
     if named:
+        monkeypatch.setattr(lines_module, "NAMED_SHARE", 0)  # however few lines the file has
         doc.expect(TEXT_SEARCHES, [w + str(d) for w in words[::2] for d in range(0, 8, 2)])
     for _ in range(200):
         op = rng.randrange(5)

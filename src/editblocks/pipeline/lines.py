@@ -16,6 +16,9 @@ from itertools import accumulate, chain, compress, repeat
 
 CHUNK = 512
 """Lines per chunk when a text is indexed; a chunk grown past twice this is split."""
+NAMED_SHARE = 8
+"""A file is indexed counting only the lines its blocks name when they are fewer than one in
+this many of its lines (otherwise counting every line at once is quicker)."""
 TEXT_SEARCHES = 4
 """Searches of a text that scan the string before it is indexed: a block looks for its SEARCH
 text, and when it is not there for its REPLACE text, so one or two blocks applied again are not
@@ -78,16 +81,15 @@ class FileLines:
         self._pos: dict[int, int] = {}
         self._many: dict[str, Counter[int]] = {}
         wanted = self._wanted
-        if wanted is not None:
+        if wanted is not None and len(wanted) * NAMED_SHARE < len(lines):
             # Only the lines the blocks name are counted (and their chunks known) now; a line
             # they do not name is counted when first asked for.
             self._tracked = set(wanted)
-            self._one: dict[str, int] = {}
-            self._count: Counter[str] = Counter()
-            for i in compress(range(len(lines)), map(wanted.__contains__, lines)):
-                line = lines[i]
-                self._count[line] += 1
-                self._one[line] = i // CHUNK  # right for a line that occurs once
+            at = list(compress(range(len(lines)), map(wanted.__contains__, lines)))
+            named = [lines[i] for i in at]
+            self._count: Counter[str] = Counter(named)
+            # The chunk of each named line; right for a line that occurs once.
+            self._one: dict[str, int] = dict(zip(named, [i // CHUNK for i in at]))
         else:
             self._tracked = None
             # The chunk of every line; right for a line that occurs once (see _chunks_of).
