@@ -178,3 +178,17 @@ def test_a_damaged_journal_entry_is_ignored(tmp_path: Path) -> None:
         again = editblocks.apply_edits(REPLY, root, dry_run=True)  # judged on the text, never raises
         assert again.results[0].strategy != "journal"
         assert (root / "f.py").read_text() == MEANT
+
+
+def test_a_block_whose_path_now_names_another_file_is_judged_again(tmp_path: Path) -> None:
+    """Last time ``a.py`` was found only as ``src/a.py``; a file ``a.py`` made since is what the
+    block now names: the journal vouches for ``src/a.py``, not for it."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("x = 1\n")
+    reply = sr("a.py", "x = 1\n", "x = 2\n")
+    first = editblocks.apply_edits(reply, tmp_path)
+    assert first.results[0].status is EditStatus.APPLIED and (tmp_path / "src" / "a.py").read_text() == "x = 2\n"
+    (tmp_path / "a.py").write_text("x = 1\n")
+    again = editblocks.apply_edits(reply, tmp_path)
+    assert again.results[0].strategy != "journal"
+    assert again.results[0].status is EditStatus.APPLIED and (tmp_path / "a.py").read_text() == "x = 2\n"

@@ -204,7 +204,7 @@ def apply_parsed(
         applier.refuse_group(warning)
     for i, block in enumerate(parsed.blocks):
         if i in made:
-            applier.made(block, made[i])
+            applier.made(block, *made[i])
         else:
             applier.add(block)
     return applier.write()
@@ -278,9 +278,10 @@ class BlockApplier:
         a file that gets many is indexed at its first search, counting the lines they name (see
         :meth:`FileLines.expect`)."""
 
-    def made_before(self, blocks: list[EditBlock]) -> dict[int, int]:
+    def made_before(self, blocks: list[EditBlock]) -> dict[int, tuple[int, frozenset[str]]]:
         """The ``blocks`` (this reply's) that its last apply made (applied or found applied) in
-        a file it wrote, by index, with that apply's journal entry, when the files it wrote still
+        a file it wrote, by index, with that apply's journal entry and the paths the block acted
+        on, when the files it wrote still
         hold exactly what it wrote: applying them again would find the files as they left them,
         so they are already applied, whatever their text looks like now (a later block may have
         changed the lines an earlier one wrote). A block it found applied in a file it did not
@@ -292,7 +293,7 @@ class BlockApplier:
             if entry is None or not isinstance(entry.done, list):
                 return {}
             written = {f.path for f in entry.files}
-            made: dict[int, int] = {}
+            made: dict[int, tuple[int, frozenset[str]]] = {}
             for item in entry.done:
                 i, paths = item
                 if (
@@ -302,21 +303,22 @@ class BlockApplier:
                     and paths
                     and all(isinstance(p, str) and p in written for p in paths)
                 ):
-                    made[i] = entry.id
+                    made[i] = (entry.id, frozenset(paths))
             return made
         except (WorkspaceError, OSError, ValueError, TypeError, AttributeError):
             # No journal to read, or an entry damaged: the blocks are judged on the text (a write
             # says why the journal cannot be used).
             return {}
 
-    def made(self, block: EditBlock, entry: int) -> EditResult:
-        """Report ``block``, which the reply's last apply (journal entry ``entry``) made, already
-        applied on the journal's evidence, the files left as they are. An edit of lines in a file
-        is not searched for (the evidence holds whatever the text would show, and the file is
-        read only to prove it is still reached as before); a file operation (create, delete,
-        move, whole file) is reported as the text shows it when it does."""
+    def made(self, block: EditBlock, entry: int, paths: frozenset[str]) -> EditResult:
+        """Report ``block``, which the reply's last apply (journal entry ``entry``) made in
+        ``paths``, already applied on the journal's evidence, the files left as they are. An edit
+        of lines in a file is not searched for (the evidence holds whatever the text would show,
+        and the file is read only to prove it is still reached as before); a file operation
+        (create, delete, move, whole file) is reported as the text shows it when it does. A block
+        whose path now leads to another file than those is judged on the text alone."""
         if not (block.is_create or block.delete or block.move_to is not None):
-            done = self._made_edit(block, entry)
+            done = self._made_edit(block, entry, paths)
             if done is not None:
                 return self._settle(block, done)
         states = self._states
@@ -337,7 +339,11 @@ class BlockApplier:
         )
         state = states.get(res.file_path)
         readable = state is not None and (not state.deleted or block.delete or block.move_to is not None)
-        if res.status is not EditStatus.ALREADY_APPLIED and (res.status is EditStatus.APPLIED or readable):
+        if (
+            res.status is not EditStatus.ALREADY_APPLIED
+            and (res.status is EditStatus.APPLIED or readable)
+            and res.file_path in paths
+        ):
             # (A block that failed before its file could be read keeps that failure: the journal
             # vouches for the file's content, not for reaching it now.)
             _restore(states, snapshot)
@@ -354,13 +360,14 @@ class BlockApplier:
                 res.estimated_line = text.count("\n", 0, at) + 1
         return self._settle(block, res)
 
-    def _made_edit(self, block: EditBlock, entry: int) -> EditResult | None:
-        """``block``, an edit of lines its reply's last apply made, reported already applied once
-        its file is reached and read as any block's is; None when that fails or the path had to
-        be resolved to another file (then the block goes the whole way, and says why)."""
+    def _made_edit(self, block: EditBlock, entry: int, paths: frozenset[str]) -> EditResult | None:
+        """``block``, an edit of lines its reply's last apply made in ``paths``, reported already
+        applied once its file is reached and read as any block's is; None when that fails, when
+        the path had to be resolved to another file, or leads to a file not in ``paths`` (then the
+        block goes the whole way, and says why)."""
         try:
             path, requested = _resolve(block, self.workspace, self._states, self._paths)
-            if requested:
+            if requested or path not in paths:
                 return None
             state = _state(path, block, self.workspace, self._states, self.expected.get(block.file_path, ()))
         except (_Failure, WorkspaceError):
