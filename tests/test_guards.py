@@ -970,3 +970,23 @@ def test_a_line_search_left_out_and_replace_restores_never_stands_twice(tmp_path
         assert written in (text, meant), (a, b, c, res.status)
         assert (res.status is EditStatus.APPLIED) == (written == meant), (a, b, c, res.status)
     assert tried >= 3
+
+
+@pytest.mark.parametrize("module", ["argparse.py", "calendar.py", "textwrap.py"])
+def test_replace_restating_the_line_after_an_exact_search_is_refused(tmp_path: Path, module: str) -> None:
+    """SEARCH is two lines of the file, found exactly; REPLACE changes the first, keeps the second
+    and then restates the file's next line (SEARCH stopped a line short of what REPLACE was
+    copied from): written literally, that line would stand twice. Refused, the file untouched;
+    the same edit adding a new line instead applies."""
+    text = _stdlib(module)
+    tried = 0
+    for x, a, b in _unique_runs(text, 3, 30):
+        res = _apply_once(tmp_path, text, f"{x}\n{a}\n", f"{x}  # checked\n{a}\n{b}\n")
+        assert res.status is EditStatus.FAILED, (x, a, b, res.status)
+        assert "would stand twice" in (res.reason or "")
+        assert (tmp_path / "m.py").read_text(encoding="utf-8") == text
+        added = f"{a[: len(a) - len(a.lstrip())]}note_step()"
+        res = _apply_once(tmp_path, text, f"{x}\n{a}\n", f"{x}  # checked\n{a}\n{added}\n")
+        assert res.status is EditStatus.APPLIED, res.reason
+        tried += 1
+    assert tried >= 10

@@ -257,6 +257,19 @@ def _insertion_already_present(lines: list[str], i: int, j: int, new: list[str])
     return False
 
 
+def _restates_beside(lines: list[str], i: int, j: int, new: list[str]) -> bool:
+    """``new`` (for ``lines[i:j]``) ends with SEARCH's last line and then the file's line after the
+    span, or starts with the line before it and then SEARCH's first line: a line with a word,
+    not in SEARCH (trailing white space aside)."""
+    old = [x.rstrip() for x in lines[i:j]]
+    r = [x.rstrip() for x in new]
+    if len(r) < 2:
+        return False
+    after = j < len(lines) and r[-2] == old[-1] and r[-1] == lines[j].rstrip() and r[-1] not in old
+    before = i > 0 and r[1] == old[0] and r[0] == lines[i - 1].rstrip() and r[0] not in old
+    return (after and re.search(r"\w", r[-1]) is not None) or (before and re.search(r"\w", r[0]) is not None)
+
+
 def _occurrences(lines: list[str], piece: list[str]) -> int:
     k = len(piece)
     return sum(1 for s in range(len(lines) - k + 1) if lines[s : s + k] == piece)
@@ -289,6 +302,11 @@ def _check_exact_edit(case: tuple[list[str], int, int, list[str], str, bool, str
         # that is only allowed when the file really reads like the edit's result there.
         assert _insertion_already_present(lines, i, j, new), f"wrongly reported as {res.reason!r}"
         assert "already applied" in (res.reason or "")
+        assert after == original
+    elif count == 1 and res.status is EditStatus.FAILED and _restates_beside(lines, i, j, new):
+        # REPLACE adds, beside SEARCH's first or last line kept, the very line the file has
+        # there: SEARCH may stop a line short, and the line would stand twice (refused).
+        assert "would stand twice" in (res.reason or "")
         assert after == original
     elif count == 1:
         assert res.status is EditStatus.APPLIED, res.reason

@@ -139,6 +139,15 @@ def check_edit(
             return _fail("the place the edit was made does not hold the SEARCH text")
         if new != replace:
             return _fail("the place the edit was made does not hold the REPLACE text")
+        if strategy == "exact":
+            edge = _repeats_beside(before, start, end, search, replace)
+            if edge is not None:
+                line, where = edge
+                return _fail(
+                    f"REPLACE {where[0]} with the line {line!r}, which SEARCH lacks and the file has right {where[1]} "
+                    "it: SEARCH may stop a line short (or the edit be made already), and the line would stand twice. "
+                    "Include that line in SEARCH, or leave it out of REPLACE"
+                )
         return _OK
     restated = _restated(before, start, end, search, replace)
     if restated is not None:
@@ -164,6 +173,31 @@ def check_edit(
             f"makes: {'; '.join(parts)}. The file's lines differ from SEARCH; copy them exactly from the file"
         )
     return _OK
+
+
+def _repeats_beside(before: str, start: int, end: int, search: str, replace: str) -> tuple[str, tuple[str, str]] | None:
+    """For SEARCH placed exactly at ``start:end``: a line REPLACE adds after SEARCH's last line
+    (kept as REPLACE's last but one) that is the file's line right after the span, or before
+    SEARCH's first line (kept as REPLACE's second) that is the line right before it; the line
+    compared with its indentation (trailing white space aside), holding a word and not a line of
+    SEARCH. With where it stands; None when neither is."""
+    r_lines = [x.rstrip() for x in replace.split("\n")]
+    s_lines = [x.rstrip() for x in search.split("\n")]
+    for lines in (r_lines, s_lines):
+        if lines and not lines[-1]:
+            lines.pop()
+    if len(r_lines) < 2 or not s_lines:
+        return None
+    searched = set(s_lines)
+    last, first = r_lines[-1], r_lines[0]
+    if end < len(before) and r_lines[-2] == s_lines[-1] and last not in searched and _NAMES.search(last):
+        stop = before.find("\n", end)
+        if last == before[end : len(before) if stop == -1 else stop].rstrip():
+            return last.strip(), ("ends", "after")
+    if start > 0 and r_lines[1] == s_lines[0] and first not in searched and _NAMES.search(first):
+        if first == before[before.rfind("\n", 0, start - 1) + 1 : start - 1].rstrip():
+            return first.strip(), ("starts", "before")
+    return None
 
 
 def _restated(before: str, start: int, end: int, search: str, replace: str) -> str | None:
