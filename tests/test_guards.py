@@ -980,11 +980,14 @@ def test_replace_restating_the_line_after_an_exact_search_is_refused(tmp_path: P
     the same edit adding a new line instead applies."""
     text = _stdlib(module)
     tried = 0
-    for x, a, b in _unique_runs(text, 3, 30):
-        res = _apply_once(tmp_path, text, f"{x}\n{a}\n", f"{x}  # checked\n{a}\n{b}\n")
-        assert res.status is EditStatus.FAILED, (x, a, b, res.status)
-        assert "would stand twice" in (res.reason or "")
-        assert (tmp_path / "m.py").read_text(encoding="utf-8") == text
+    for x, a, b, c in _unique_runs(text, 4, 30):
+        for restated in (f"{b}\n", f"{b}\n{c}\n"):
+            res = _apply_once(tmp_path, text, f"{x}\n{a}\n", f"{x}  # checked\n{a}\n{restated}")
+            assert res.status is EditStatus.FAILED, (x, a, restated, res.status)
+            assert "would stand twice" in (res.reason or "")
+            assert (tmp_path / "m.py").read_text(encoding="utf-8") == text
+        res = _apply_once(tmp_path, text, f"{a}\n{b}\n", f"{x}\n{a}\n{b}  # checked\n")
+        assert res.status is EditStatus.FAILED and "would stand twice" in (res.reason or ""), (x, a, b, res.status)
         added = f"{a[: len(a) - len(a.lstrip())]}note_step()"
         res = _apply_once(tmp_path, text, f"{x}\n{a}\n", f"{x}  # checked\n{a}\n{added}\n")
         assert res.status is EditStatus.APPLIED, res.reason

@@ -258,16 +258,25 @@ def _insertion_already_present(lines: list[str], i: int, j: int, new: list[str])
 
 
 def _restates_beside(lines: list[str], i: int, j: int, new: list[str]) -> bool:
-    """``new`` (for ``lines[i:j]``) ends with SEARCH's last line and then the file's line after the
-    span, or starts with the line before it and then SEARCH's first line: a line with a word,
-    not in SEARCH (trailing white space aside)."""
+    """``new`` (for ``lines[i:j]``) has SEARCH's last line and then the file's lines after the
+    span, or the file's lines before it and then SEARCH's first line, one of them a line with a
+    word that is not in SEARCH (trailing white space aside)."""
     old = [x.rstrip() for x in lines[i:j]]
     r = [x.rstrip() for x in new]
-    if len(r) < 2:
-        return False
-    after = j < len(lines) and r[-2] == old[-1] and r[-1] == lines[j].rstrip() and r[-1] not in old
-    before = i > 0 and r[1] == old[0] and r[0] == lines[i - 1].rstrip() and r[0] not in old
-    return (after and re.search(r"\w", r[-1]) is not None) or (before and re.search(r"\w", r[0]) is not None)
+    rest = [x.rstrip() for x in lines]
+
+    def telling(part: list[str]) -> bool:
+        return any(x not in old and re.search(r"\w", x) for x in part)
+
+    for k in range(len(r) - 1):
+        tail = r[k + 1 :]
+        if r[k] == old[-1] and rest[j : j + len(tail)] == tail and telling(tail) and old[-1] not in r[k + 1 :]:
+            return True
+    for k in range(1, len(r)):
+        head = r[:k]
+        if r[k] == old[0] and i >= k and rest[i - k : i] == head and telling(head) and old[0] not in r[1:k]:
+            return True
+    return False
 
 
 def _occurrences(lines: list[str], piece: list[str]) -> int:

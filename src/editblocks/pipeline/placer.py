@@ -1082,12 +1082,15 @@ def _splice_lines(
     size_before = len(doc)
     touches_end = found.end >= size_before
     markers = check_markers(lambda: doc.text, search, replace, path)
-    context = max(0, first - 1)
-    around = doc.lines(context, first + len(s_lines) + 1)
+    # The lines around the span, as many on each side as REPLACE has (the verifier compares
+    # lines REPLACE adds at its edges with the file's lines there).
+    reach = max(1, len(r_lines))
+    context = max(0, first - reach)
+    around = doc.lines(context, first + len(s_lines) + reach)
     before = "".join(x + "\n" for x in around)
-    base = found.start - (len(around[0]) + 1 if first > 0 else 0)
+    base = found.start - sum(len(x) + 1 for x in around[: first - context])
     doc.splice(first, first + len(s_lines), r_lines)
-    after = doc.window(context, first + len(r_lines) + 1)
+    after = doc.window(context, first + len(r_lines) + reach)
     verdict = check_span(
         before,
         after,

@@ -176,11 +176,11 @@ def check_edit(
 
 
 def _repeats_beside(before: str, start: int, end: int, search: str, replace: str) -> tuple[str, tuple[str, str]] | None:
-    """For SEARCH placed exactly at ``start:end``: a line REPLACE adds after SEARCH's last line
-    (kept as REPLACE's last but one) that is the file's line right after the span, or before
-    SEARCH's first line (kept as REPLACE's second) that is the line right before it; the line
-    compared with its indentation (trailing white space aside), holding a word and not a line of
-    SEARCH. With where it stands; None when neither is."""
+    """For SEARCH placed exactly at ``start:end``: lines REPLACE adds after SEARCH's last line
+    (REPLACE's last lines, after that line kept) that are the file's lines right after the span,
+    or before SEARCH's first line that are the lines right before it; compared with their
+    indentation (trailing white space aside), one of them holding a word that is not a line of
+    SEARCH. That line, with where it stands; None when there is none."""
     r_lines = [x.rstrip() for x in replace.split("\n")]
     s_lines = [x.rstrip() for x in search.split("\n")]
     for lines in (r_lines, s_lines):
@@ -189,14 +189,20 @@ def _repeats_beside(before: str, start: int, end: int, search: str, replace: str
     if len(r_lines) < 2 or not s_lines:
         return None
     searched = set(s_lines)
-    last, first = r_lines[-1], r_lines[0]
-    if end < len(before) and r_lines[-2] == s_lines[-1] and last not in searched and _NAMES.search(last):
-        stop = before.find("\n", end)
-        if last == before[end : len(before) if stop == -1 else stop].rstrip():
-            return last.strip(), ("ends", "after")
-    if start > 0 and r_lines[1] == s_lines[0] and first not in searched and _NAMES.search(first):
-        if first == before[before.rfind("\n", 0, start - 1) + 1 : start - 1].rstrip():
-            return first.strip(), ("starts", "before")
+    if end < len(before) and s_lines[-1] in r_lines[:-1]:
+        k = len(r_lines) - 1 - r_lines[::-1].index(s_lines[-1], 1)
+        tail = r_lines[k + 1 :]
+        following = [x.rstrip() for x in before[end:].split("\n", len(tail))[: len(tail)]]
+        telling = [x for x in tail if x not in searched and _NAMES.search(x)]
+        if tail == following and telling:
+            return telling[0].strip(), ("ends", "after")
+    if start > 0 and s_lines[0] in r_lines[1:]:
+        k = r_lines.index(s_lines[0], 1)
+        head = r_lines[:k]
+        preceding = [x.rstrip() for x in before[: start - 1].rsplit("\n", len(head))[-len(head) :]]
+        telling = [x for x in head if x not in searched and _NAMES.search(x)]
+        if head == preceding and telling:
+            return telling[0].strip(), ("starts", "before")
     return None
 
 
@@ -229,7 +235,7 @@ def check_span(
     splice of whole lines leaves every line outside the window as it was by construction.
 
     ``before`` and ``after`` are the window's text before and after the edit: the lines of the
-    span and, where the file has them, one whole line on each side (the same lines in both);
+    span and, where the file has them, whole lines on each side (the same lines in both);
     ``start:end`` is the span inside ``before``. ``sizes`` are the whole file's lengths before and
     after: what the span lost and gained must account for the difference exactly.
     """
