@@ -5,9 +5,12 @@ wrote are unchanged since, even where a later block rewrote the lines an earlier
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 import editblocks
-from editblocks import EditStatus
+from editblocks import EditBlock, EditStatus
 
 from .helpers import sr
 
@@ -192,3 +195,48 @@ def test_a_block_whose_path_now_names_another_file_is_judged_again(tmp_path: Pat
     again = editblocks.apply_edits(reply, tmp_path)
     assert again.results[0].strategy != "journal"
     assert again.results[0].status is EditStatus.APPLIED and (tmp_path / "a.py").read_text() == "x = 2\n"
+
+
+def test_an_apply_patch_reply_applied_again_is_already_applied(tmp_path: Path) -> None:
+    """A chunk of an apply_patch file operation (a group of blocks that apply all or none)."""
+    (tmp_path / "a.py").write_text("def f():\n    return 1\n")
+    reply = "*** Begin Patch\n*** Update File: a.py\n@@ def f():\n-    return 1\n+    return 2\n*** End Patch\n"
+    assert editblocks.apply_edits(reply, tmp_path).results[0].status is EditStatus.APPLIED
+    for dry_run in (True, False):
+        again = editblocks.apply_edits(reply, tmp_path, dry_run=dry_run)
+        assert [(r.status, r.strategy) for r in again.results] == [(EditStatus.ALREADY_APPLIED, "journal")]
+    assert (tmp_path / "a.py").read_text() == "def f():\n    return 2\n"
+
+
+def test_a_file_an_earlier_block_changes_now_is_judged_on_its_text(tmp_path: Path) -> None:
+    """Block 1 failed last time and block 2 applied; now block 1 applies and rewrites what block 2
+    wrote: the journal vouched for the file as block 2 left it, not as it is now."""
+    (tmp_path / "c.py").write_text("a = 0\nx = 1\nb = 0\n")
+    reply = sr("c.py", "x = 2\n", "x = 3\n") + sr("c.py", "x = 1\n", "x = 2\n")
+    first = editblocks.apply_edits(reply, tmp_path, continue_after_failure=True)
+    assert [r.status for r in first.results] == [EditStatus.FAILED, EditStatus.APPLIED]
+    again = editblocks.apply_edits(reply, tmp_path, continue_after_failure=True)
+    assert again.results[0].status is EditStatus.APPLIED
+    assert again.results[1].strategy != "journal" and again.results[1].status is EditStatus.FAILED
+
+
+def test_a_file_rewritten_after_the_journal_check_is_judged_on_what_was_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another program puts the old text back between the journal's check and the apply's read."""
+    from editblocks.files import journal
+
+    (tmp_path / "a.py").write_text("def f():\n    return 1\n")
+    blocks = [EditBlock("a.py", "    return 1\n", "    return 2\n")]
+    editblocks.apply_edits(blocks, tmp_path)
+    checked = journal.Journal.unchanged_since
+
+    def racing(self: journal.Journal, *args: Any, **kwargs: Any) -> Any:
+        entry = checked(self, *args, **kwargs)
+        (tmp_path / "a.py").write_text("def f():\n    return 1\n")
+        return entry
+
+    monkeypatch.setattr(journal.Journal, "unchanged_since", racing)
+    again = editblocks.apply_edits(blocks, tmp_path)
+    assert again.results[0].status is EditStatus.APPLIED and again.results[0].strategy != "journal"
+    assert (tmp_path / "a.py").read_text() == "def f():\n    return 2\n"

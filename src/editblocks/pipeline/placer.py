@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from editblocks.files.drift import DriftCheck, occurrences
-from editblocks.files.journal import Journal
+from editblocks.files.journal import Journal, sha256
 from editblocks.files.lock import DEFAULT_LOCK_TIMEOUT
 from editblocks.files.workspace import (
     DEFAULT_MAX_FILE_BYTES,
@@ -273,6 +273,8 @@ class BlockApplier:
         self.blocks: str | None = None
         """The digest of the whole reply's blocks, when known: recorded in the journal, and
         what tells a reply applied again (see :meth:`made_before`)."""
+        self._vouched: dict[str, str | None] = {}
+        """What the journal says the reply's last apply left in each file it wrote (SHA-256)."""
         self.expected: dict[str, list[EditBlock]] = {}
         """The blocks that will come for each path as blocks name it, when known (a whole reply):
         a file that gets many is indexed at its first search, counting the lines they name (see
@@ -293,6 +295,7 @@ class BlockApplier:
             if entry is None or not isinstance(entry.done, list):
                 return {}
             written = {f.path for f in entry.files}
+            self._vouched = {f.path: f.after for f in entry.files}
             made: dict[int, tuple[int, frozenset[str]]] = {}
             for item in entry.done:
                 i, paths = item
@@ -316,16 +319,18 @@ class BlockApplier:
         of lines in a file is not searched for (the evidence holds whatever the text would show,
         and the file is read only to prove it is still reached as before); a file operation
         (create, delete, move, whole file) is reported as the text shows it when it does. A block
-        whose path now leads to another file than those is judged on the text alone."""
-        if not (block.is_create or block.delete or block.move_to is not None):
-            done = self._made_edit(block, entry, paths)
-            if done is not None:
-                return self._settle(block, done)
+        whose path now leads to another file than those, or whose file an earlier block of this
+        apply changed, or whose file as read now is not what the journal vouches for (changed in
+        between), is judged on the text alone."""
         states = self._states
         snapshot = {p: (s.text, s.final_newline, s.deleted) for p, s in states.items()}
         group = block.group
         if group and group not in self._groups:
             self._groups[group] = (snapshot, [])
+        if not (block.is_create or block.delete or block.move_to is not None):
+            done = self._made_edit(block, entry, paths)
+            if done is not None:
+                return self._settle(block, done)
         res = _apply_block(
             block,
             self.workspace,
@@ -343,6 +348,7 @@ class BlockApplier:
             res.status is not EditStatus.ALREADY_APPLIED
             and (res.status is EditStatus.APPLIED or readable)
             and res.file_path in paths
+            and self._vouches(res.file_path)
         ):
             # (A block that failed before its file could be read keeps that failure: the journal
             # vouches for the file's content, not for reaching it now.)
@@ -360,6 +366,16 @@ class BlockApplier:
                 res.estimated_line = text.count("\n", 0, at) + 1
         return self._settle(block, res)
 
+    def _vouches(self, path: str) -> bool:
+        """Whether the journal's evidence still holds for ``path`` in this apply: no earlier block
+        of it changed the file, and the file as read (when it was) is what the last apply wrote."""
+        if path in self._owners:
+            return False
+        state = self._states.get(path)
+        if state is None or state.file.data is None or state.deleted:
+            return True  # not read by this apply: the journal's own check of it stands
+        return sha256(state.file.data) == self._vouched.get(path)
+
     def _made_edit(self, block: EditBlock, entry: int, paths: frozenset[str]) -> EditResult | None:
         """``block``, an edit of lines its reply's last apply made in ``paths``, reported already
         applied once its file is reached and read as any block's is; None when that fails, when
@@ -372,7 +388,7 @@ class BlockApplier:
             state = _state(path, block, self.workspace, self._states, self.expected.get(block.file_path, ()))
         except (_Failure, WorkspaceError):
             return None
-        if state.deleted:
+        if state.deleted or not self._vouches(path):
             return None
         res = EditResult(file_path=path, status=EditStatus.ALREADY_APPLIED, block=block)
         res.reason = _MADE.format(entry=entry)
