@@ -993,3 +993,22 @@ def test_replace_restating_the_line_after_an_exact_search_is_refused(tmp_path: P
         assert res.status is EditStatus.APPLIED, res.reason
         tried += 1
     assert tried >= 10
+
+
+@pytest.mark.parametrize("module", ["site.py", "calendar.py", "textwrap.py", "argparse.py"])
+def test_a_line_search_left_out_restated_with_more_written_to_it_never_stands_twice(
+    tmp_path: Path, module: str
+) -> None:
+    """SEARCH leaves out its second line (``sethelper()`` after ``setcopyright()``); REPLACE has it
+    back with a comment written after it. Right is that edit, or a refusal; never the line twice
+    (the region taken one line low, the left-out line kept and REPLACE's copy added)."""
+    text = _stdlib(module)
+    tried = 0
+    for a, t, *rest in _unique_runs(text, 5, 60):
+        meant = text.replace("\n".join([a, t, *rest]) + "\n", "\n".join([a, f"{t}  # noted", *rest]) + "\n")
+        res = _apply_once(tmp_path, text, "\n".join([a, *rest]) + "\n", "\n".join([a, f"{t}  # noted", *rest]) + "\n")
+        written = (tmp_path / "m.py").read_text(encoding="utf-8")
+        assert written in (text, meant), (a, t, res.status)
+        assert (res.status is EditStatus.APPLIED) == (written == meant != text), (a, t, res.status)
+        tried += 1
+    assert tried >= 20

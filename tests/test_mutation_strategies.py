@@ -76,8 +76,12 @@ def test_whitespace_candidates_are_line_indexes() -> None:
         (["", "a", ""], ["", ""], (["a"], [])),
         (["a", ""], ["a", "", ""], (["a"], ["a", ""])),
         (["", "a", "", ""], ["", "b", ""], (["a"], ["b"])),
-        (["a", "", ""], ["b", "", "c", ""], (["a"], ["b", "", "c"])),
-        (["", "", "a"], ["", "b", "", ""], (["a"], ["b", "", ""])),
+        (["a", "", ""], ["b", "c", "", ""], (["a"], ["b", "c"])),  # code right after SEARCH's last line
+        # Code among SEARCH's edge blank lines: they may stand for file lines the model did not copy.
+        (["a", "", ""], ["b", "", "c", ""], None),
+        (["", "", "a"], ["", "b", "", ""], None),
+        (["", "", "", "a"], ["", "x", "", "", "a"], None),
+        (["", "", "a"], ["", "", "x", "a"], (["a"], ["x", "a"])),  # right before SEARCH's first line
         (["", ""], ["x"], None),  # nothing but blank lines
         (["a"], ["b"], None),  # no blank line to drop
         (["a", "", "b"], ["a", "b"], None),  # inner blank lines stay

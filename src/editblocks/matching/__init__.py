@@ -1101,7 +1101,13 @@ def _verbatim_apart(
             continue
         few = len(_WORDS.findall(model)) < 2
         if few and w is not None:
-            continue  # a line of few words (a docstring's quotes, a brace) stands in many places
+            # A line of few words (a docstring's quotes, a brace) stands in many places; the one
+            # right beside the region, though, says the region is one line off (``setcopyright()``
+            # taken for the ``sethelper()`` after it, SEARCH having left that line out).
+            for p in (start - 1, start + length):
+                if 0 <= p < len(stripped) and p not in mapped and stripped[p] == model:
+                    return k, p
+            continue
         if w is not None:
             # Stood for another line while the file has this one exactly: beside the region (a line
             # left out of SEARCH), or anywhere else (the region is the wrong one of two like it).

@@ -267,33 +267,49 @@ def _check_restored(
     window: Sequence[str],
     mapping: Sequence[int | None],
 ) -> None:
-    """Refuse when a file line SEARCH left out stands in REPLACE beside the same kept line as in
-    the file: REPLACE may restore that line (then keeping the file's copy too would have it
-    twice) or add a second copy. Which one is not certain."""
+    """Refuse when REPLACE may restore a file line SEARCH left out: it has that line more often
+    than SEARCH has it, or it has the line (or the line with more written to it) beside the same
+    kept line as the file. Then keeping the file's copy too could leave it twice (or REPLACE adds
+    a second copy on purpose): which one is not certain."""
     kept: dict[int, int] = {}  # SEARCH index -> REPLACE index, for lines the edit keeps
     for tag, i1, i2, j1, _j2 in ops:
         if tag == "equal":
             for k in range(i1, i2):
                 kept[k] = j1 + k - i1
+    in_search = Counter(x.strip() for x in search)
+    in_replace = Counter(x.strip() for x in replace)
     placed = sorted((w, k) for k, w in enumerate(mapping) if w is not None)
     bounds: list[tuple[int, int | None]] = [(-1, None), *placed, (len(window), None)]
     for (wa, ka), (wb, kb) in zip(bounds, bounds[1:]):
         run = [window[u].strip() for u in range(wa + 1, wb) if window[u].strip()]
         if not run:
             continue
-        for at, line, w, step in ((ka, run[0], wa, 1), (kb, run[-1], wb, -1)):
+        beside = window[wa] if wa >= 0 else window[wb]
+        for line in run:
+            if in_replace[line] > in_search[line]:
+                _restored(line, beside)
+        for at, line, step in ((ka, run[0], 1), (kb, run[-1], -1)):
             if at is None or at not in kept:
                 continue
             # The first non-blank line past the kept line, towards the left-out line: in REPLACE
-            # the left-out line itself, in SEARCH another.
-            in_replace = _next_line(replace, kept[at], step)
-            in_search = _next_line(search, at, step)
-            if in_replace == line != in_search:
-                raise DeltaError(
-                    f"SEARCH leaves out the file's line {quote(line, 60)} beside {quote(window[w].strip(), 60)}, and "
-                    "REPLACE has that line there: whether REPLACE restores it or adds a second copy is not certain. "
-                    "Copy the lines exactly from the file, leaving none out"
-                )
+            # the left-out line itself (or it with more written to it), in SEARCH another.
+            theirs = _next_line(replace, kept[at], step)
+            ours = _next_line(search, at, step)
+            if theirs is not None and theirs != ours and _restates(line, theirs):
+                _restored(line, window[wa] if step > 0 else window[wb])
+
+
+def _restates(line: str, other: str) -> bool:
+    """``other`` is ``line``, or holds it with more written to it (``f()  # why`` for ``f()``)."""
+    return other == line or (line in other and any(c.isalnum() for c in line))
+
+
+def _restored(line: str, beside: str) -> None:
+    raise DeltaError(
+        f"SEARCH leaves out the file's line {quote(line, 60)} beside {quote(beside.strip(), 60)}, and REPLACE has "
+        "that line: whether REPLACE restores it or adds a second copy is not certain. Copy the lines exactly from "
+        "the file, leaving none out"
+    )
 
 
 def _next_line(lines: Sequence[str], start: int, step: int) -> str | None:

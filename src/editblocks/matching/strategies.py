@@ -276,6 +276,10 @@ def trim_blank_lines(search: list[str], replace: list[str]) -> tuple[list[str], 
             # REPLACE turns an edge blank line into code: that line stands for a file line the
             # model did not copy, and dropping it would put the code beside that line.
             return None
+        if tag == "insert" and (i1 < lead or i1 > len(search) - trail) and any(x.strip() for x in replace[j1:j2]):
+            # Code among SEARCH's edge blank lines: they may stand for file lines the model did
+            # not copy (the code then restoring one of them), so where it goes is not certain.
+            return None
     r_lead = 0
     while r_lead < min(lead, len(replace)) and not replace[r_lead].strip():
         r_lead += 1

@@ -1,0 +1,10 @@
+_closing = re.compile(r"]\s*>")
+
+del re
+
+
+class MarkupReader:
+    """Reads markup."""
+
+    def reset(self):
+        pass
