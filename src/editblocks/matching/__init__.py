@@ -1082,6 +1082,7 @@ def _verbatim_apart(
     )
     if len(shifts) > 1:
         shift = shifts.most_common(1)[0][0]
+        paired = {start + w: j for j, w in enumerate(mapping) if w is not None}
         for k, w in enumerate(mapping):
             model = search[k].strip()
             if w is None or not model or stripped[start + w] != model:
@@ -1090,7 +1091,9 @@ def _verbatim_apart(
                 continue
             for p in range(lo, hi):
                 if (
-                    p not in mapped
+                    # Free, or paired with another SEARCH line of the same text (the two paired
+                    # crosswise: ``try:`` under ``try:`` copied the other way round).
+                    (p not in mapped or (paired[p] != k and search[paired[p]].strip() == model))
                     and stripped[p] == model
                     and indent_width(view.lines[p]) - indent_width(search[k]) == shift
                 ):
