@@ -240,3 +240,22 @@ def test_a_file_rewritten_after_the_journal_check_is_judged_on_what_was_read(
     again = editblocks.apply_edits(blocks, tmp_path)
     assert again.results[0].status is EditStatus.APPLIED and again.results[0].strategy != "journal"
     assert (tmp_path / "a.py").read_text() == "def f():\n    return 2\n"
+
+
+def test_a_delete_and_a_move_applied_again_are_already_applied(tmp_path: Path) -> None:
+    (tmp_path / "gone.py").write_text("x = 1\n")
+    (tmp_path / "old.py").write_text("y = 1\n")
+    reply = (
+        "*** Begin Patch\n*** Delete File: gone.py\n*** Update File: old.py\n*** Move to: new.py\n"
+        "@@\n-y = 1\n+y = 2\n*** End Patch\n"
+    )
+    first = editblocks.apply_edits(reply, tmp_path)
+    assert [r.status for r in first.results] == [EditStatus.APPLIED, EditStatus.APPLIED]
+    again = editblocks.apply_edits(reply, tmp_path)
+    assert [(r.status, r.strategy) for r in again.results] == [(EditStatus.ALREADY_APPLIED, "journal")] * 2
+    assert not again.files_modified and (tmp_path / "new.py").read_text() == "y = 2\n"
+    # A file made since at a path the reply deletes or moves from is judged on its text.
+    (tmp_path / "gone.py").write_text("x = 3\n")
+    (tmp_path / "old.py").write_text("y = 1\n")
+    third = editblocks.apply_edits(reply, tmp_path, dry_run=True)
+    assert all(r.strategy != "journal" for r in third.results)

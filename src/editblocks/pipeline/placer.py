@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -331,6 +332,11 @@ class BlockApplier:
             done = self._made_edit(block, entry, paths)
             if done is not None:
                 return self._settle(block, done)
+        elif (block.delete or block.move_to is not None) and self._made_removal(block, paths):
+            res = EditResult(file_path=block.file_path, status=EditStatus.ALREADY_APPLIED, block=block)
+            res.reason = _MADE.format(entry=entry)
+            res.strategy = Strategy.JOURNAL.value
+            return self._settle(block, res)
         res = _apply_block(
             block,
             self.workspace,
@@ -375,6 +381,25 @@ class BlockApplier:
         if state is None or state.file.data is None or state.deleted:
             return True  # not read by this apply: the journal's own check of it stands
         return sha256(state.file.data) == self._vouched.get(path)
+
+    def _made_removal(self, block: EditBlock, paths: frozenset[str]) -> bool:
+        """Whether ``block``, a delete or a move its reply's last apply made in ``paths``, finds
+        its file gone as that apply left it (and, for a move, the new file it wrote): the path
+        still leads inside the root to where that apply deleted a file, nothing is there now,
+        and no earlier block of this apply touched it."""
+        try:
+            rel, full = self.workspace.resolve(block.file_path)
+            moved = self.workspace.resolve(block.move_to)[0] if block.move_to is not None else None
+        except (PathError, WorkspaceError):
+            return False
+        if rel not in paths or rel in self._states or rel not in self._vouched or self._vouched[rel] is not None:
+            return False
+        if os.path.lexists(full):
+            return False
+        if moved is not None:
+            # The new file is one that apply wrote, still as it wrote it (the journal checked it).
+            return moved in paths and self._vouched.get(moved) is not None and moved not in self._states
+        return True
 
     def _made_edit(self, block: EditBlock, entry: int, paths: frozenset[str]) -> EditResult | None:
         """``block``, an edit of lines its reply's last apply made in ``paths``, reported already
