@@ -276,6 +276,7 @@ class BlockApplier:
         what tells a reply applied again (see :meth:`made_before`)."""
         self._vouched: dict[str, str | None] = {}
         """What the journal says the reply's last apply left in each file it wrote (SHA-256)."""
+        self._read_as_vouched: dict[str, bool] = {}
         self.expected: dict[str, list[EditBlock]] = {}
         """The blocks that will come for each path as blocks name it, when known (a whole reply):
         a file that gets many is indexed at its first search, counting the lines they name (see
@@ -380,7 +381,11 @@ class BlockApplier:
         state = self._states.get(path)
         if state is None or state.file.data is None or state.deleted:
             return True  # not read by this apply: the journal's own check of it stands
-        return sha256(state.file.data) == self._vouched.get(path)
+        read = self._read_as_vouched.get(path)
+        if read is None:
+            # (Once per file: what it was read as does not change during the apply.)
+            read = self._read_as_vouched[path] = sha256(state.file.data) == self._vouched.get(path)
+        return read
 
     def _made_removal(self, block: EditBlock, paths: frozenset[str]) -> bool:
         """Whether ``block``, a delete or a move its reply's last apply made in ``paths``, finds
