@@ -836,6 +836,8 @@ def _tolerant(
 ) -> Match | MatchFailure | None:
     for strategy in (whitespace, indentation):
         found = _accept(view, strategy(view, search, replace), search, replace, replace_text, narrow)
+        if isinstance(found, Match) and not found.already_applied:
+            found = _reordered_exactly(view, search, found) or found
         if found is not None:
             return found
     trimmed = trim_blank_lines(search, replace)
@@ -854,6 +856,39 @@ def _tolerant(
         return _replace(found, note=narrow.check(view, found.line - 1, len(search))) if narrow else found
     looked = _accept(view, lookalikes(view, search, replace), search, replace, replace_text, narrow)
     return looked if looked is not None else found
+
+
+def _reordered_exactly(view: FileView, search: list[str], found: Match) -> MatchFailure | None:
+    """A failure when every SEARCH line stands exactly, indentation and all, among as many lines
+    elsewhere in another order, while ``found`` places SEARCH's order with other white space:
+    the model may have copied those lines in the wrong order (two swapped) rather than with
+    other white space. None when no such place is."""
+    model = [x.rstrip() for x in search if x.strip()]
+    if len(model) < 2:
+        return None
+    wanted = Counter(model)
+    first = found.line - 1
+    n = len(search)
+    for hit in find_all(view.text, model[0] + "\n", 50):
+        k = bisect_right(view.offsets, hit) - 1
+        if first <= k < first + n:
+            continue
+        # The lines around it, the found place's own left out.
+        around = Counter(
+            view.lines[j].rstrip()
+            for j in range(max(0, k - n), min(len(view.lines), k + n))
+            if not first <= j < first + n
+        )
+        if not wanted - around:
+            return MatchFailure(
+                f"SEARCH's lines stand with other white space at line {found.line}, and exactly, in another order, "
+                f"around line {k + 1}: which one the edit is meant for is not certain (SEARCH may have two lines "
+                "swapped). Copy the lines exactly from the file",
+                "ambiguous",
+                found.line,
+                candidates=sorted({found.line, k + 1}),
+            )
+    return None
 
 
 def _elision(view: FileView, search: list[str], replace: list[str]) -> Match | MatchFailure | None:
