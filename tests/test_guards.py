@@ -1012,3 +1012,28 @@ def test_a_line_search_left_out_restated_with_more_written_to_it_never_stands_tw
         assert (res.status is EditStatus.APPLIED) == (written == meant != text), (a, t, res.status)
         tried += 1
     assert tried >= 20
+
+
+@pytest.mark.parametrize(
+    ("text", "search", "replace"),
+    [
+        # the next line restated, then more added after it
+        ("import os\nimport sys\n\nx = 1\n", "import os\n", "import os\nimport sys\nimport re\n"),
+        # SEARCH's last line changed, the next two lines restated
+        (
+            "def f():\n    x = 1\n    y = 2\n    return x\n",
+            "def f():\n    x = 1\n",
+            "def f():\n    x = 11\n    y = 2\n    return x\n",
+        ),
+        # the next line restated at another indentation
+        ("def f():\n    x = 1\n    return x\n", "def f():\n    x = 1\n", "def f():\n    x = 2\n        return x\n"),
+        # the line before restated, SEARCH's first line changed
+        ("class A:\n    def f(self):\n        return 1\n", "    def f(self):\n", "class A:\n    def g(self):\n"),
+    ],
+)
+def test_replace_restating_a_neighbouring_line_of_an_exact_search_is_refused(
+    tmp_path: Path, text: str, search: str, replace: str
+) -> None:
+    res = _apply_once(tmp_path, text, search, replace)
+    assert res.status is EditStatus.FAILED and "would stand twice" in (res.reason or ""), res.reason
+    assert (tmp_path / "m.py").read_text() == text

@@ -258,23 +258,27 @@ def _insertion_already_present(lines: list[str], i: int, j: int, new: list[str])
 
 
 def _restates_beside(lines: list[str], i: int, j: int, new: list[str]) -> bool:
-    """``new`` (for ``lines[i:j]``) has SEARCH's last line and then the file's lines after the
-    span, or the file's lines before it and then SEARCH's first line, one of them a line with a
-    word that is not in SEARCH (trailing white space aside)."""
-    old = [x.rstrip() for x in lines[i:j]]
-    r = [x.rstrip() for x in new]
-    rest = [x.rstrip() for x in lines]
+    """``new`` (for ``lines[i:j]``) adds the file's line right after the span with no SEARCH line
+    after it, or the line right before the span with none before it: a line with a word, not in
+    SEARCH (white space aside)."""
+    old = {x.strip() for x in lines[i:j] if re.search(r"\w", x)}
+    r = [x.strip() for x in new]
 
-    def telling(part: list[str]) -> bool:
-        return any(x not in old and re.search(r"\w", x) for x in part)
+    def restated(line: str, part: list[str]) -> bool:
+        return bool(line) and line not in old and re.search(r"\w", line) is not None and line in part
 
-    for k in range(len(r) - 1):
-        tail = r[k + 1 :]
-        if r[k] == old[-1] and rest[j : j + len(tail)] == tail and telling(tail) and old[-1] not in r[k + 1 :]:
+    kept = [x.strip() for x in lines[i:j] if x.strip()]
+    after = lines[j].strip() if j < len(lines) else ""
+    if restated(after, r):
+        at = len(r) - 1 - r[::-1].index(after)
+        edge = at > 0 and bool(kept) and r[at - 1] == kept[-1]
+        if not any(x in old for x in r[at + 1 :]) and (len(re.findall(r"\w+", after)) >= 2 or edge):
             return True
-    for k in range(1, len(r)):
-        head = r[:k]
-        if r[k] == old[0] and i >= k and rest[i - k : i] == head and telling(head) and old[0] not in r[1:k]:
+    before = lines[i - 1].strip() if i > 0 else ""
+    if restated(before, r):
+        at = r.index(before)
+        edge = at + 1 < len(r) and bool(kept) and r[at + 1] == kept[0]
+        if not any(x in old for x in r[:at]) and (len(re.findall(r"\w+", before)) >= 2 or edge):
             return True
     return False
 

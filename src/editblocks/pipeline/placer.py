@@ -399,8 +399,8 @@ class BlockApplier:
             return False
         if rel not in paths or rel in self._states or rel not in self._vouched or self._vouched[rel] is not None:
             return False
-        if os.path.lexists(full):
-            return False
+        if os.path.lexists(full) or os.path.lexists(self.workspace.root / rel):
+            return False  # (a link left there, even one leading nowhere, is something there)
         if moved is not None:
             # The new file is one that apply wrote, still as it wrote it (the journal checked it).
             return moved in paths and self._vouched.get(moved) is not None and moved not in self._states

@@ -176,34 +176,43 @@ def check_edit(
 
 
 def _repeats_beside(before: str, start: int, end: int, search: str, replace: str) -> tuple[str, tuple[str, str]] | None:
-    """For SEARCH placed exactly at ``start:end``: lines REPLACE adds after SEARCH's last line
-    (REPLACE's last lines, after that line kept) that are the file's lines right after the span,
-    or before SEARCH's first line that are the lines right before it; compared with their
-    indentation (trailing white space aside), one of them holding a word that is not a line of
-    SEARCH. That line, with where it stands; None when there is none."""
-    r_lines = [x.rstrip() for x in replace.split("\n")]
-    s_lines = [x.rstrip() for x in search.split("\n")]
-    for lines in (r_lines, s_lines):
-        if lines and not lines[-1]:
-            lines.pop()
-    if len(r_lines) < 2 or not s_lines:
-        return None
-    searched = set(s_lines)
-    if end < len(before) and s_lines[-1] in r_lines[:-1]:
-        k = len(r_lines) - 1 - r_lines[::-1].index(s_lines[-1], 1)
-        tail = r_lines[k + 1 :]
-        following = [x.rstrip() for x in before[end:].split("\n", len(tail))[: len(tail)]]
-        telling = [x for x in tail if x not in searched and _NAMES.search(x)]
-        if tail == following and telling:
-            return telling[0].strip(), ("ends", "after")
-    if start > 0 and s_lines[0] in r_lines[1:]:
-        k = r_lines.index(s_lines[0], 1)
-        head = r_lines[:k]
-        preceding = [x.rstrip() for x in before[: start - 1].rsplit("\n", len(head))[-len(head) :]]
-        telling = [x for x in head if x not in searched and _NAMES.search(x)]
-        if head == preceding and telling:
-            return telling[0].strip(), ("starts", "before")
+    """For SEARCH placed exactly at ``start:end``: a line REPLACE adds (one SEARCH lacks, white
+    space aside, holding a word) that is the file's line right after the span, with no line of
+    SEARCH after it in REPLACE, or the line right before the span, with none before it. Written
+    literally, that line would stand twice (SEARCH stopped a line short of what REPLACE was copied
+    from). That line, with where it stands; None when there is none."""
+    r_lines = [x.strip() for x in replace.split("\n")]
+    if r_lines and not r_lines[-1]:
+        r_lines.pop()
+    s_lines = [x.strip() for x in search.split("\n") if x.strip()]
+    searched = {x for x in s_lines if _NAMES.search(x)}
+    if end < len(before):
+        stop = before.find("\n", end)
+        following = before[end : len(before) if stop == -1 else stop].strip()
+        if following and following not in searched and _NAMES.search(following) and following in r_lines:
+            at = len(r_lines) - 1 - r_lines[::-1].index(following)
+            if not any(x in searched for x in r_lines[at + 1 :]) and _telling(following, r_lines, at, s_lines, -1):
+                return following, ("ends", "after")
+    if start > 0:
+        preceding = before[before.rfind("\n", 0, start - 1) + 1 : start - 1].strip()
+        if preceding and preceding not in searched and _NAMES.search(preceding) and preceding in r_lines:
+            at = r_lines.index(preceding)
+            if not any(x in searched for x in r_lines[:at]) and _telling(preceding, r_lines, at, s_lines, 0):
+                return preceding, ("starts", "before")
     return None
+
+
+def _telling(line: str, r_lines: list[str], at: int, s_lines: list[str], edge: int) -> bool:
+    """Whether ``line`` at ``r_lines[at]`` restates the file's neighbouring line: a line of two
+    words or more anywhere past SEARCH's lines kept; a line of one word (``import {``, common in a
+    file) only right beside SEARCH's edge line kept."""
+    if len(_NAMES.findall(line)) >= 2:
+        return True
+    if not s_lines:
+        return False
+    if edge == -1:
+        return at > 0 and r_lines[at - 1] == s_lines[-1]
+    return at + 1 < len(r_lines) and r_lines[at + 1] == s_lines[0]
 
 
 def _restated(before: str, start: int, end: int, search: str, replace: str) -> str | None:
