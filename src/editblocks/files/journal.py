@@ -176,7 +176,6 @@ class Journal:
         *,
         atomic: bool = False,
         blocks: str | None = None,
-        done: list[int] | None = None,
     ) -> JournalEntry:
         """Record an apply about to write ``files`` (each with its content before, or None).
 
@@ -193,9 +192,7 @@ class Journal:
                     if not target.exists():
                         atomic_write(target, before, 0o600, root=self.root)
             last = max((e.id for e in self.entries()), default=0)
-            entry = JournalEntry(
-                last + 1, _now(), PENDING, [jf for jf, _ in files], atomic=atomic, blocks=blocks, done=done
-            )
+            entry = JournalEntry(last + 1, _now(), PENDING, [jf for jf, _ in files], atomic=atomic, blocks=blocks)
             self._save(entry, entries)
         except OSError as exc:
             raise WorkspaceError(

@@ -80,6 +80,7 @@ class FileLines:
         self._char_start: list[int] = []
         self._pos: dict[int, int] = {}
         self._many: dict[str, Counter[int]] = {}
+        """For some lines that occur more than once: how many times in each chunk."""
         wanted = self._wanted
         if wanted is not None and len(wanted) * NAMED_SHARE < len(lines):
             # Only the lines the blocks name are counted (and their chunks known) now; a line
@@ -97,7 +98,6 @@ class FileLines:
             # When no line repeats, the counts are the keys above, each once: a C-speed copy
             # instead of a second pass over the lines.
             self._count = Counter(dict.fromkeys(self._one, 1) if len(self._one) == len(lines) else lines)
-        """For some lines that occur more than once: how many times in each chunk."""
         self._stripped = None
         self._nonascii = 0 if text.isascii() else sum(1 for line in lines if not line.isascii())
 

@@ -179,6 +179,14 @@ _MADE = (
 )
 
 
+def _made_result(block: EditBlock, path: str, entry: int) -> EditResult:
+    """``block`` already applied on the journal's evidence (undo entry ``entry``), in ``path``."""
+    res = EditResult(file_path=path, status=EditStatus.ALREADY_APPLIED, block=block)
+    res.reason = _MADE.format(entry=entry)
+    res.strategy = Strategy.JOURNAL.value
+    return res
+
+
 class _Failure(Exception):
     def __init__(self, reason: str, line: int | None = None) -> None:
         super().__init__(reason)
@@ -334,10 +342,7 @@ class BlockApplier:
             if done is not None:
                 return self._settle(block, done)
         elif (block.delete or block.move_to is not None) and self._made_removal(block, paths):
-            res = EditResult(file_path=block.file_path, status=EditStatus.ALREADY_APPLIED, block=block)
-            res.reason = _MADE.format(entry=entry)
-            res.strategy = Strategy.JOURNAL.value
-            return self._settle(block, res)
+            return self._settle(block, _made_result(block, block.file_path, entry))
         res = _apply_block(
             block,
             self.workspace,
@@ -362,10 +367,7 @@ class BlockApplier:
             _restore(states, snapshot)
             state = states.get(res.file_path)
             text = state.text if state is not None and not state.deleted else ""
-            placed = res
-            res = EditResult(file_path=placed.file_path, status=EditStatus.ALREADY_APPLIED, block=block)
-            res.reason = _MADE.format(entry=entry)
-            res.strategy = Strategy.JOURNAL.value
+            res = _made_result(block, res.file_path, entry)
             # Where the block's text stands, when it stands once (for the reader; the journal decided).
             made = block.replace_text
             at = text.find(made) if made.strip() else -1
@@ -420,9 +422,7 @@ class BlockApplier:
             return None
         if state.deleted or not self._vouches(path):
             return None
-        res = EditResult(file_path=path, status=EditStatus.ALREADY_APPLIED, block=block)
-        res.reason = _MADE.format(entry=entry)
-        res.strategy = Strategy.JOURNAL.value
+        res = _made_result(block, path, entry)
         made = block.replace_text
         if made.endswith("\n") and made.strip() and state.doc.indexable:
             # Where the block's text stands, when it stands once (for the reader; the journal decided).
@@ -1128,15 +1128,14 @@ def _splice_lines(
     size_before = len(doc)
     touches_end = found.end >= size_before
     markers = check_markers(lambda: doc.text, search, replace, path)
-    # The lines around the span, as many on each side as REPLACE has (the verifier compares
-    # lines REPLACE adds at its edges with the file's lines there).
-    reach = max(1, len(r_lines))
-    context = max(0, first - reach)
-    around = doc.lines(context, first + len(s_lines) + reach)
+    # The span and one line on each side (the verifier compares lines REPLACE adds at its edges
+    # with the file's lines there).
+    context = max(0, first - 1)
+    around = doc.lines(context, first + len(s_lines) + 1)
     before = "".join(x + "\n" for x in around)
-    base = found.start - sum(len(x) + 1 for x in around[: first - context])
+    base = found.start - (len(around[0]) + 1 if first > 0 else 0)
     doc.splice(first, first + len(s_lines), r_lines)
-    after = doc.window(context, first + len(r_lines) + reach)
+    after = doc.window(context, first + len(r_lines) + 1)
     verdict = check_span(
         before,
         after,

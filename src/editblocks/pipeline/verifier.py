@@ -244,7 +244,7 @@ def check_span(
     splice of whole lines leaves every line outside the window as it was by construction.
 
     ``before`` and ``after`` are the window's text before and after the edit: the lines of the
-    span and, where the file has them, whole lines on each side (the same lines in both);
+    span and, where the file has them, one whole line on each side (the same lines in both);
     ``start:end`` is the span inside ``before``. ``sizes`` are the whole file's lengths before and
     after: what the span lost and gained must account for the difference exactly.
     """
